@@ -1,0 +1,153 @@
+"""What a failure means, decided from what the tool or the API said.
+
+yt-dlp: only `ERROR:` lines count (a WARNING is advice, not a verdict). Because yt-dlp is kept
+current by the updater, an extractor that still cannot handle a URL means the URL is not
+supported — retrying is pointless. Everything not recognised as permanent is transient: a
+wrong "transient" costs two retries, a wrong "permanent" loses the user's video.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import signal as signals
+from dataclasses import dataclass
+
+from ports.media import ToolFailure
+from ports.messenger import MessengerError
+
+
+class FailureKind(enum.Enum):
+    NOT_A_VIDEO = "not_a_video"
+    UNAVAILABLE = "unavailable"
+    TRANSIENT = "transient"
+
+    @property
+    def permanent(self) -> bool:
+        return self is not FailureKind.TRANSIENT
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    kind: FailureKind
+    reason: str
+    """User-facing: yt-dlp's last ERROR line without its [extractor] tag and (caused by …)."""
+
+
+_NOT_A_VIDEO = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"unsupported url",
+        r"\[reddit\] .+: no media found",
+        r"\[instagram\] .+: there is no video in this post",
+        r"extension \(.+\) is unusual and will be skipped",
+        r"is not a valid url",
+        r"no video could be found in this",
+        r"does not contain a video",
+    )
+)
+
+_UNAVAILABLE = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"unable to extract",
+        r"no video formats found",
+        r"private video",
+        r"video unavailable",
+        r"no longer available",
+        r"has been removed",
+        r"members[- ]only",
+        r"sign in to confirm your age",
+        r"age[- ]restricted",
+        r"unable to download webpage: http error (403|404|410)\b",
+        r"unable to download json metadata: http error (403|404|410)\b",
+        r"empty media response",
+        r"this video is not available",
+        r"requested format is not available",
+    )
+)
+
+_TAG = re.compile(r"^\s*\[[^\]]+\]\s*")
+_CAUSED_BY = re.compile(r"\s*\(caused by .*\)\s*$", re.IGNORECASE | re.DOTALL)
+_REPORT_HINT = re.compile(r";?\s*please report this issue on .*$", re.IGNORECASE | re.DOTALL)
+_MAX_REASON = 300
+
+
+def error_lines(stderr: str) -> list[str]:
+    return [line.strip() for line in stderr.splitlines() if line.strip().startswith("ERROR:")]
+
+
+def user_reason(error_line: str) -> str:
+    text = error_line.strip().removeprefix("ERROR:").strip()
+    text = _REPORT_HINT.sub("", _CAUSED_BY.sub("", _TAG.sub("", text))).strip()
+    return text[:_MAX_REASON] or "unknown error"
+
+
+def classify_ytdlp(failure: ToolFailure) -> Verdict:
+    if failure.timed_out_after is not None:
+        return Verdict(FailureKind.TRANSIENT, f"Timed out after {failure.timed_out_after:g} seconds")
+    lines = error_lines(failure.stderr_tail)
+    if failure.signal is not None and not lines:
+        return Verdict(FailureKind.TRANSIENT, f"yt-dlp was killed with signal {_signal_name(failure.signal)}")
+    if not lines:
+        return Verdict(FailureKind.TRANSIENT, f"yt-dlp exited with code {failure.exit_code}")
+    reason = user_reason(lines[-1])
+    if failure.signal is not None:
+        return Verdict(FailureKind.TRANSIENT, reason)
+    return Verdict(_kind_of(lines), reason)
+
+
+def _kind_of(lines: list[str]) -> FailureKind:
+    if any(p.search(line) for line in lines for p in _NOT_A_VIDEO):
+        return FailureKind.NOT_A_VIDEO
+    if any(p.search(line) for line in lines for p in _UNAVAILABLE):
+        return FailureKind.UNAVAILABLE
+    return FailureKind.TRANSIENT
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
+class ApiVerdict(enum.Enum):
+    PERMANENT = "permanent"
+    RETRY_AFTER = "retry_after"
+    TRANSIENT = "transient"
+
+
+_PERMANENT_400 = re.compile(r"chat not found|message to be replied not found", re.IGNORECASE)
+
+
+def classify_telegram(error: MessengerError) -> ApiVerdict:
+    if error.code == 429 or error.retry_after is not None:
+        return ApiVerdict.RETRY_AFTER
+    if error.code is None or error.code >= 500:
+        return ApiVerdict.TRANSIENT
+    if error.code == 403 or _PERMANENT_400.search(error.description):
+        return ApiVerdict.PERMANENT
+    # Any other 4xx is our request being wrong; sending it again will not make it right.
+    return ApiVerdict.PERMANENT
+
+
+def is_not_modified(error: MessengerError) -> bool:
+    return "message is not modified" in error.description.lower()
+
+
+def is_parse_error(error: MessengerError) -> bool:
+    return "can't parse entities" in error.description.lower()
+
+
+def is_wrong_file_id(error: MessengerError) -> bool:
+    text = error.description.lower()
+    return "wrong file identifier" in text or "wrong remote file identifier" in text
+
+
+def is_message_gone(error: MessengerError) -> bool:
+    text = error.description.lower()
+    return any(
+        s in text
+        for s in ("message to edit not found", "message can't be edited", "message to be replied not found")
+    )

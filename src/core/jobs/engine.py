@@ -1,0 +1,342 @@
+"""The worker pool that runs durable jobs.
+
+Handlers persist a row and return; `concurrency` workers claim rows (write-ahead attempts)
+and run them. A transient failure is persisted as the row's `available_at`, so a backing-off
+job never blocks a worker and a restart keeps its schedule. Idle workers sleep until the
+next row is due or an enqueue wakes them — never a busy poll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import traceback
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from returns.result import Failure, Success
+
+from core.jobs.breaker import CircuitBreakers
+from core.jobs.registry import (
+    DeadJob,
+    JobContext,
+    JobFailure,
+    JobOutcome,
+    JobRegistry,
+    JobType,
+    RetryNotice,
+)
+from core.lifecycle import DeadLetter, Failed, Random, RetryPolicy, decide_after_failure
+from ports.clock import Clock
+from ports.errors import ShutdownAbort
+from ports.jobs import Guard, Job, JobStore, NewJob, SingletonGuard
+from ports.json import Payload
+
+log = logging.getLogger("vidrelay.engine")
+
+
+@dataclass(frozen=True, slots=True)
+class EngineConfig:
+    concurrency: int = 3
+    max_attempts: int = 3
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    lease_margin_seconds: float = 60.0
+    max_idle_seconds: float = 30.0
+    """Safety net for rows enqueued by another process (the CLI); in-process enqueues wake at once."""
+    recover_leases_on_boot: bool = True
+    """True when this process is the only worker (SQLite): every lease at boot is a dead one."""
+
+
+class Engine:
+    def __init__(
+        self,
+        store: JobStore,
+        clock: Clock,
+        registry: JobRegistry,
+        config: EngineConfig,
+        random: Random,
+        worker_id: str,
+        breakers: CircuitBreakers | None = None,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._registry = registry
+        self._config = config
+        self._random = random
+        self._worker_id = worker_id
+        self.breakers = breakers or CircuitBreakers()
+        self._wake = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._workers: list[asyncio.Task[None]] = []
+        self._tickers: list[asyncio.Task[None]] = []
+        self._running: dict[int, asyncio.Future[JobOutcome]] = {}
+        longest = max((t.timeout_seconds for t in registry.all()), default=0.0)
+        self._lease = longest + config.lease_margin_seconds
+
+    # Producing -------------------------------------------------------------------------
+
+    async def enqueue(self, job: NewJob, guard: Guard | None = None) -> int | None:
+        job_id = await self._store.enqueue(job, self._clock.now(), guard)
+        if job_id is not None:
+            self.wake()
+        return job_id
+
+    def new_job(self, name: str, payload: Payload, *, key: str = "", owner_id: int | None = None) -> NewJob:
+        job_type = self._registry.get(name)
+        if job_type is None:
+            raise KeyError(f"no job type is registered as {name!r}")
+        return NewJob(name, payload, self._max_attempts(job_type), key=key, owner_id=owner_id)
+
+    def wake(self) -> None:
+        """An enqueue (or a closed breaker) may have made work claimable: wake idle workers."""
+        self._wake.set()
+        self._wake = asyncio.Event()
+
+    def close_breakers(self) -> None:
+        if self.breakers.close_all():
+            self.wake()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._running)
+
+    # Lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> int:
+        """Boot: dead-letter jobs that used up their attempts, then start workers and tickers.
+
+        Returns how many jobs gave up at this boot.
+        """
+        if self._config.recover_leases_on_boot:
+            await self._store.recover_leases()
+        gave_up = await self._bury_exhausted()
+        failed = (await self._store.counts()).failed
+        log.warning("boot: %d job(s) gave up at this boot; %d in the failed table", gave_up, failed)
+        self._workers = [
+            asyncio.create_task(self._work(n), name=f"vidrelay-worker-{n}")
+            for n in range(self._config.concurrency)
+        ]
+        self._tickers = [
+            asyncio.create_task(self._tick(t), name=f"vidrelay-tick-{t.name}")
+            for t in self._registry.periodic()
+        ]
+        return gave_up
+
+    async def stop(self, grace_seconds: float) -> None:
+        """Stop claiming; let in-flight jobs finish for `grace_seconds`, then cancel them.
+
+        Cancelled jobs are released with their attempt refunded: the rows wait for the next boot.
+        """
+        self._stopping.set()
+        self.wake()
+        for ticker in self._tickers:
+            ticker.cancel()
+        await _settle(self._tickers)
+        if self._running:
+            await _first_of(_all_done(list(self._workers)), self._clock.sleep(grace_seconds))
+        for worker in self._workers:
+            worker.cancel()
+        await _settle(self._workers)
+        self._workers, self._tickers = [], []
+
+    # Workers -----------------------------------------------------------------------------
+
+    async def _work(self, number: int) -> None:
+        while not self._stopping.is_set():
+            wake = self._wake
+            try:
+                job = await self._claim()
+            except Exception:
+                log.exception("worker %d: claim failed", number)
+                await _first_of(self._clock.sleep(1.0), self._stopping.wait())
+                continue
+            if job is None:
+                await self._idle(wake)
+            else:
+                await self._process(job)
+
+    async def _claim(self) -> Job | None:
+        now = self._clock.now()
+        return await self._store.claim(
+            self._worker_id, now, self._lease_seconds(), self.breakers.paused_keys(now)
+        )
+
+    async def _idle(self, wake: asyncio.Event) -> None:
+        now = self._clock.now()
+        due = await self._store.next_wakeup(now, self.breakers.paused_keys(now))
+        times = [t for t in (due, self.breakers.next_reopening()) if t is not None]
+        delay = min([t - now for t in times] + [self._config.max_idle_seconds])
+        if delay > 0:
+            await _first_of(wake.wait(), self._stopping.wait(), self._clock.sleep(delay))
+
+    async def _process(self, job: Job) -> None:
+        job_type = self._registry.get(job.name)
+        if job_type is None:
+            await self._bury(job, f"unknown job name {job.name!r}: no handler is registered", None)
+            return
+        if job.attempts > job.max_attempts:
+            await self._bury(job, _gave_up(job), job_type)
+            return
+        if self._stopping.is_set():
+            await self._store.release(job.id, self._clock.now())
+            return
+        log.info("job started", extra=_log_fields(job))
+        context = JobContext(job, lambda payload: self._store.update_payload(job.id, payload))
+        task = asyncio.ensure_future(self._run_attempt(job_type, context))
+        self._running[job.id] = task
+        try:
+            outcome = await task
+        except asyncio.CancelledError:
+            await self._abandon(job, task)
+            raise
+        except ShutdownAbort:
+            await self._abandon(job, task)
+            return
+        finally:
+            self._running.pop(job.id, None)
+        await self._settle_outcome(job, job_type, context, outcome)
+
+    async def _abandon(self, job: Job, task: asyncio.Future[JobOutcome]) -> None:
+        """Shutdown: kill the attempt, refund it, keep the row for the next boot."""
+        task.cancel()
+        await _settle([task])
+        with contextlib.suppress(Exception):
+            await self._store.release(job.id, self._clock.now())
+        log.warning("job released at shutdown", extra=_log_fields(job))
+
+    async def _run_attempt(self, job_type: JobType, context: JobContext) -> JobOutcome:
+        try:
+            result = await _first_of(job_type.run(context), self._clock.sleep(job_type.timeout_seconds))
+        except ShutdownAbort:
+            raise
+        except Exception as error:  # noqa: BLE001 - a bug in one job must not kill the worker
+            return Failure(JobFailure(f"internal error: {error}", detail=traceback.format_exc()))
+        if result is None:
+            return Failure(JobFailure(f"Timed out after {job_type.timeout_seconds:g} seconds"))
+        outcome: JobOutcome = result
+        return outcome
+
+    async def _settle_outcome(
+        self, job: Job, job_type: JobType, context: JobContext, outcome: JobOutcome
+    ) -> None:
+        fields = _log_fields(job)
+        match outcome:
+            case Success():
+                self.breakers.record_success(job.key)
+                await self._store.complete(job.id)
+                log.info("job done", extra=fields)
+            case Failure(failure) if job_type.interval_seconds:
+                await self._store.complete(job.id)
+                log.warning("periodic job failed: %s", failure.reason, extra=fields)
+            case Failure(failure):
+                await self._after_failure(job, job_type, context, failure)
+
+    async def _after_failure(
+        self, job: Job, job_type: JobType, context: JobContext, failure: JobFailure
+    ) -> None:
+        now = self._clock.now()
+        not_before = now + failure.retry_after if failure.retry_after else 0.0
+        event = Failed(failure.reason, failure.permanent, now, not_before)
+        decision = decide_after_failure(
+            job.attempts, job.max_attempts, event, self._config.retry, self._random
+        )
+        if not failure.permanent and self.breakers.record_failure(job.key, now) is not None:
+            log.warning("circuit breaker opened for %s", job.key, extra=_log_fields(job))
+        if isinstance(decision, DeadLetter):
+            job = _with_payload(job, context.payload)
+            await self._bury(job, failure.reason, job_type, failure.detail)
+            return
+        await self._store.retry_later(job.id, decision.available_at, _error_text(failure))
+        log.warning(
+            "job failed, retry in %.1fs: %s",
+            decision.available_at - now,
+            failure.reason,
+            extra=_log_fields(job),
+        )
+        if job_type.on_retry:
+            await _contained(job_type.on_retry(RetryNotice(context, failure, job.attempts + 1)), job)
+
+    async def _bury(self, job: Job, reason: str, job_type: JobType | None, detail: str | None = None) -> None:
+        text = reason if not detail else f"{reason}\n\n{detail}"
+        if await self._store.dead_letter(job.id, text, self._clock.now()) is None:
+            return
+        log.error("job dead-lettered: %s", reason, extra=_log_fields(job))
+        if job_type and job_type.on_dead:
+            await _contained(job_type.on_dead(DeadJob(job, reason)), job)
+
+    async def _bury_exhausted(self) -> int:
+        exhausted = await self._store.exhausted(self._clock.now())
+        for job in exhausted:
+            await self._bury(job, _gave_up(job), self._registry.get(job.name))
+        return len(exhausted)
+
+    async def _tick(self, job_type: JobType) -> None:
+        interval = job_type.interval_seconds or 0.0
+        while True:
+            try:
+                job = NewJob(job_type.name, {}, max_attempts=1)
+                await self.enqueue(job, SingletonGuard())
+            except Exception:
+                log.exception("periodic enqueue of %s failed", job_type.name)
+            await self._clock.sleep(interval)
+
+    def _lease_seconds(self) -> float:
+        return self._lease
+
+    def _max_attempts(self, job_type: JobType) -> int:
+        return job_type.max_attempts or self._config.max_attempts
+
+
+def _gave_up(job: Job) -> str:
+    return f"gave up after {job.max_attempts} attempts: the process died while running it"
+
+
+def _error_text(failure: JobFailure) -> str:
+    return failure.reason if not failure.detail else f"{failure.reason}\n\n{failure.detail}"
+
+
+def _with_payload(job: Job, payload: Payload) -> Job:
+    return replace(job, payload=payload)
+
+
+def _log_fields(job: Job) -> dict[str, Any]:
+    chat = job.payload.get("chat_id")
+    return {"job_id": job.id, "job_name": job.name, "chat_id": chat, "attempt": job.attempts}
+
+
+async def _contained(hook: Awaitable[None], job: Job) -> None:
+    """A reporting hook must never take the worker down with it."""
+    try:
+        await hook
+    except Exception:
+        log.exception("job hook failed", extra=_log_fields(job))
+
+
+async def _first_of(*aws: Awaitable[Any]) -> Any:
+    """Await the first of `aws` to finish and cancel the rest; the first one's result, or None.
+
+    The first awaitable is the one whose result matters; the others are deadlines or signals.
+    Every task is finished before this returns, so a cancelled attempt has cleaned up (killed
+    its child process) by the time the caller goes on.
+    """
+    tasks = [asyncio.ensure_future(a) for a in aws]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await _settle(tasks)
+    main = tasks[0]
+    return main.result() if main in done else None
+
+
+async def _all_done(tasks: list[asyncio.Task[None]]) -> None:
+    await asyncio.gather(*[asyncio.shield(t) for t in tasks], return_exceptions=True)
+
+
+async def _settle(tasks: Sequence[asyncio.Future[Any]]) -> None:
+    for task in tasks:
+        with contextlib.suppress(BaseException):
+            await task

@@ -1,0 +1,90 @@
+"""The blob index (rows) and the blob files (bytes).
+
+A blob is "had" when its row has a file_id or its bytes exist. Bytes leave through
+`detach_bytes`, a compare-and-set that only one caller can win, so two concurrent releases
+never both unlink.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class BlobRecord:
+    key: str
+    file_name: str | None
+    """The bytes' name in the blob folder; None once they are gone."""
+    size: int | None
+    duration: float | None
+    width: int | None
+    height: int | None
+    file_id: str | None
+    file_unique_id: str | None
+    created_at: float
+    last_used: float
+
+
+@dataclass(frozen=True, slots=True)
+class BlobFile:
+    name: str
+    size: int
+    modified_at: float
+
+
+class BlobIndex(Protocol):
+    async def get(self, key: str) -> BlobRecord | None: ...
+
+    async def put(self, record: BlobRecord) -> None:
+        """Insert or replace the row for `record.key`."""
+        ...
+
+    async def set_file_id(self, key: str, file_id: str, file_unique_id: str, now: float) -> None: ...
+
+    async def clear_file_id(self, key: str) -> None:
+        """Telegram refused the file_id: forget it so the video is fetched again."""
+        ...
+
+    async def touch(self, key: str, now: float) -> None: ...
+
+    async def detach_bytes(self, key: str, file_name: str) -> bool:
+        """Atomically: if the row still points at `file_name` and no pending request pins the key,
+        forget the bytes (delete the row when it has no file_id). True for the one caller that
+        should unlink the file."""
+        ...
+
+    async def forget(self, key: str) -> None:
+        """Delete the row whatever it holds (its bytes vanished and it has no file_id)."""
+        ...
+
+    async def all(self) -> list[BlobRecord]: ...
+
+
+class BlobFiles(Protocol):
+    """The bytes on disk: `<data>/blobs/<name>` plus per-job staging folders."""
+
+    def path_of(self, name: str) -> Path: ...
+
+    async def new_staging(self, label: str) -> Path: ...
+
+    async def remove_staging(self, folder: Path) -> None: ...
+
+    async def clear_staging(self) -> int:
+        """Boot: staging folders of a dead process are garbage."""
+        ...
+
+    async def move_in(self, staged: Path, name: str) -> Path:
+        """Rename a finished file into the blob folder (atomic on one filesystem)."""
+        ...
+
+    async def size_of(self, name: str) -> int | None:
+        """Bytes on disk, or None when the file does not exist."""
+        ...
+
+    async def unlink(self, name: str) -> bool:
+        """Remove the file; False when it was already gone."""
+        ...
+
+    async def listing(self) -> list[BlobFile]: ...

@@ -1,0 +1,35 @@
+"""Scraped-info cache and the handled-URL marks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from ports.media import VideoInfo
+
+
+class InfoCache(Protocol):
+    """URL → scraped entries, stored under the requested URL and each canonical alias.
+
+    A corrupt stored entry is discarded by the adapter and reported as a miss.
+    """
+
+    async def get(self, url: str, fresh_after: float) -> list[VideoInfo] | None: ...
+
+    async def put(self, urls: Sequence[str], entries: Sequence[VideoInfo], now: float) -> None: ...
+
+    async def evict(self, url: str) -> None:
+        """Forget `url` and every alias that shares its canonical URLs."""
+        ...
+
+    async def sweep(self, created_before: float) -> int: ...
+
+
+class HandledUrls(Protocol):
+    """Which URLs of a message already became jobs (an edit re-runs only new ones)."""
+
+    async def forget(self, chat_id: int, message_id: int, url: str) -> None:
+        """Reopen a URL after a terminal failure, so editing the message retries it."""
+        ...
+
+    async def sweep(self, created_before: float) -> int: ...

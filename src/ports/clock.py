@@ -1,0 +1,15 @@
+"""Time as a port: nothing in the core reads a clock or sleeps on its own."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class Clock(Protocol):
+    def now(self) -> float:
+        """Seconds since the epoch (wall time, comparable across processes)."""
+        ...
+
+    async def sleep(self, seconds: float) -> None:
+        """Return after `seconds` of this clock's time; cancellable like asyncio.sleep."""
+        ...

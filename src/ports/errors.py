@@ -1,0 +1,15 @@
+"""Error types that adapters raise so the core never sees a driver's exception."""
+
+from __future__ import annotations
+
+
+class StoreError(Exception):
+    """A store could not do what was asked (I/O, lock timeout, corrupt row, lost connection)."""
+
+
+class ShutdownAbort(Exception):
+    """Work was stopped because the process is shutting down — not a failure of the job."""
+
+
+class BlobFilesError(Exception):
+    """The blob folder could not be read or written."""

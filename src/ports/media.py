@@ -1,0 +1,118 @@
+"""Video values and the tools that fetch and inspect them (yt-dlp, ffprobe)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from returns.result import Result
+
+
+@dataclass(frozen=True, slots=True)
+class VideoInfo:
+    """One video entry of a scrape, as yt-dlp described it."""
+
+    url: str
+    """The URL that was scraped."""
+    webpage_url: str
+    extractor: str
+    id: str
+    title: str
+    format_id: str
+    ext: str
+    info_json: str
+    """yt-dlp's own JSON for this entry; the download is made from it (--load-info-json)."""
+    duration: float | None = None
+    filesize: int | None = None
+    """Exact or approximate bytes of the chosen format, when known before download."""
+    width: int | None = None
+    height: int | None = None
+    vcodec: str | None = None
+    acodec: str | None = None
+    tbr: float | None = None
+    playlist_title: str | None = None
+    description: str | None = None
+    has_video: bool = True
+    """False for a photo item of a carousel or an audio-only entry."""
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    percent: float | None
+    speed_bytes: float | None
+    eta_seconds: float | None
+    downloaded_bytes: int | None = None
+    total_bytes: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFailure:
+    """How a child process ended badly; the core classifies it."""
+
+    stderr_tail: str
+    exit_code: int | None
+    signal: int | None = None
+    timed_out_after: float | None = None
+    aborted: bool = False
+    """Stopped because the process is shutting down: not the job's fault."""
+
+
+@dataclass(frozen=True, slots=True)
+class MediaProbe:
+    duration: float | None
+    width: int | None
+    height: int | None
+
+
+OutputSink = Callable[[str], None]
+ProgressSink = Callable[[Progress], None]
+
+
+class Downloader(Protocol):
+    async def scrape(
+        self,
+        url: str,
+        *,
+        timeout: float,
+        verbose: bool = False,
+        on_output: OutputSink | None = None,
+    ) -> Result[list[VideoInfo], ToolFailure]:
+        """Every entry behind `url` (a post or playlist yields several)."""
+        ...
+
+    async def download(
+        self,
+        info: VideoInfo,
+        staging: Path,
+        *,
+        timeout: float,
+        verbose: bool = False,
+        on_progress: ProgressSink | None = None,
+        on_output: OutputSink | None = None,
+    ) -> Result[Path, ToolFailure]:
+        """Download `info` into the empty folder `staging`; the single produced file."""
+        ...
+
+    async def version(self) -> str | None: ...
+
+
+class MediaProber(Protocol):
+    async def probe(self, path: Path) -> MediaProbe | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateOutcome:
+    changed: bool
+    version_before: str | None
+    version_after: str | None
+    error: str | None = None
+
+
+class Updater(Protocol):
+    async def update(self) -> UpdateOutcome:
+        """Install the newest release beside the running one and switch atomically."""
+        ...
+
+    async def current_version(self) -> str | None: ...

@@ -1,0 +1,107 @@
+"""Talking to chats (the Telegram Bot API, or our fake of it)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+
+class MessengerError(Exception):
+    """The chat service refused a call; the core classifies it."""
+
+    def __init__(self, description: str, code: int | None = None, retry_after: float | None = None):
+        super().__init__(description)
+        self.description = description
+        self.code = code
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    text: str
+    callback_data: str | None = None
+    url: str | None = None
+
+
+Keyboard = Sequence[Sequence[Button]]
+
+
+@dataclass(frozen=True, slots=True)
+class VideoFile:
+    """Bytes on our disk: uploaded (cloud API) or passed by path (local Bot API server)."""
+
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class StoredVideo:
+    """A video Telegram already has."""
+
+    file_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class VideoMeta:
+    duration: int | None = None
+    width: int | None = None
+    height: int | None = None
+    caption: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SentVideo:
+    message_id: int
+    file_id: str
+    file_unique_id: str
+
+
+class Messenger(Protocol):
+    async def send_text(
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        reply_to: int | None = None,
+        html: bool = True,
+        silent: bool = True,
+        keyboard: Keyboard | None = None,
+    ) -> int:
+        """Send a message (link previews off); its message id."""
+        ...
+
+    async def edit_text(
+        self,
+        chat_id: int,
+        message_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        keyboard: Keyboard | None = None,
+    ) -> None: ...
+
+    async def delete_message(self, chat_id: int, message_id: int) -> None: ...
+
+    async def send_video(
+        self,
+        chat_id: int,
+        video: VideoFile | StoredVideo,
+        meta: VideoMeta,
+        *,
+        reply_to: int | None = None,
+        keyboard: Keyboard | None = None,
+    ) -> SentVideo: ...
+
+    async def react(self, chat_id: int, message_id: int, emoji: str) -> None: ...
+
+    async def answer_callback(self, callback_id: str, text: str | None = None) -> None: ...
+
+    async def edit_inline_video(
+        self,
+        inline_message_id: str,
+        file_id: str,
+        meta: VideoMeta,
+        *,
+        keyboard: Keyboard | None = None,
+    ) -> None: ...
