@@ -35,9 +35,9 @@ class BlobFile:
 
 
 class BlobIndex(Protocol):
-    async def get(self, key: str) -> BlobRecord | None: ...
+    async def blob(self, key: str) -> BlobRecord | None: ...
 
-    async def put(self, record: BlobRecord) -> None:
+    async def put_blob(self, record: BlobRecord) -> None:
         """Insert or replace the row for `record.key`."""
         ...
 
@@ -47,7 +47,7 @@ class BlobIndex(Protocol):
         """Telegram refused the file_id: forget it so the video is fetched again."""
         ...
 
-    async def touch(self, key: str, now: float) -> None: ...
+    async def touch_blob(self, key: str, now: float) -> None: ...
 
     async def detach_bytes(self, key: str, file_name: str) -> bool:
         """Atomically: if the row still points at `file_name` and no pending request pins the key,
@@ -55,11 +55,11 @@ class BlobIndex(Protocol):
         should unlink the file."""
         ...
 
-    async def forget(self, key: str) -> None:
+    async def forget_blob(self, key: str) -> None:
         """Delete the row whatever it holds (its bytes vanished and it has no file_id)."""
         ...
 
-    async def all(self) -> list[BlobRecord]: ...
+    async def all_blobs(self) -> list[BlobRecord]: ...
 
 
 class BlobFiles(Protocol):

@@ -55,6 +55,7 @@ class FailedJob:
     payload: Payload
     error: str
     attempts: int
+    max_attempts: int
     created_at: float
     failed_at: float
     key: str = ""
