@@ -17,6 +17,8 @@ ALLOWED_SCHEMES = frozenset({"http", "https"})
 
 def check_scheme(url: str) -> Result[str, str]:
     """The URL's host when the URL is an http(s) URL with a host; otherwise why not."""
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return Failure("URL contains spaces or control characters")
     try:
         parts = urlsplit(url)
         host = parts.hostname
