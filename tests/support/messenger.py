@@ -1,0 +1,132 @@
+"""An in-memory Messenger for unit tests: records what a chat would see, fails on demand.
+
+The failure wordings are the Bot API's own, so the core's predicates meet what they meet live.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ports.messenger import Keyboard, Messenger, MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
+
+NOT_MODIFIED = (
+    "Bad Request: message is not modified: specified new message content and reply markup are exactly "
+    "the same as a current content and reply markup of the message"
+)
+PARSE_ERROR = 'Bad Request: can\'t parse entities: Unsupported start tag "x" at byte offset 4'
+EDIT_GONE = "Bad Request: message to edit not found"
+WRONG_FILE_ID = "Bad Request: wrong file identifier/HTTP URL specified"
+
+
+@dataclass
+class ChatMessage:
+    chat_id: int
+    message_id: int
+    text: str | None = None
+    html: bool = True
+    reply_to: int | None = None
+    keyboard: Keyboard | None = None
+    video: str | None = None
+    """file_id of a video message."""
+    edits: list[str] = field(default_factory=list)
+
+
+class FakeMessenger(Messenger):
+    def __init__(self) -> None:
+        self.messages: dict[tuple[int, int], ChatMessage] = {}
+        self.reactions: list[tuple[int, int, str]] = []
+        self.callback_answers: list[tuple[str, str | None]] = []
+        self.inline_edits: list[tuple[str, str, VideoMeta]] = []
+        self.calls: list[str] = []
+        self.file_ids: dict[str, str] = {}
+        self._next_id: defaultdict[int, int] = defaultdict(lambda: 100)
+        self._failures: list[tuple[str, MessengerError]] = []
+
+    def fail_next(self, method: str, error: MessengerError) -> None:
+        self._failures.append((method, error))
+
+    def _maybe_fail(self, method: str) -> None:
+        self.calls.append(method)
+        for index, (name, error) in enumerate(self._failures):
+            if name == method:
+                del self._failures[index]
+                raise error
+
+    def _new_message(self, chat_id: int, **fields: object) -> ChatMessage:
+        self._next_id[chat_id] += 1
+        message = ChatMessage(chat_id, self._next_id[chat_id], **fields)  # type: ignore[arg-type]
+        self.messages[(chat_id, message.message_id)] = message
+        return message
+
+    def chat(self, chat_id: int) -> list[ChatMessage]:
+        return [m for (c, _), m in sorted(self.messages.items()) if c == chat_id]
+
+    def texts(self, chat_id: int) -> list[str]:
+        return [m.text for m in self.chat(chat_id) if m.text is not None]
+
+    async def send_text(
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        reply_to: int | None = None,
+        html: bool = True,
+        silent: bool = True,
+        keyboard: Keyboard | None = None,
+    ) -> int:
+        self._maybe_fail("send_text")
+        return self._new_message(
+            chat_id, text=text, html=html, reply_to=reply_to, keyboard=keyboard
+        ).message_id
+
+    async def edit_text(
+        self, chat_id: int, message_id: int, text: str, *, html: bool = True, keyboard: Keyboard | None = None
+    ) -> None:
+        self._maybe_fail("edit_text")
+        message = self.messages.get((chat_id, message_id))
+        if message is None:
+            raise MessengerError(EDIT_GONE, 400)
+        if message.text == text and message.keyboard == keyboard:
+            raise MessengerError(NOT_MODIFIED, 400)
+        message.text, message.html, message.keyboard = text, html, keyboard
+        message.edits.append(text)
+
+    async def delete_message(self, chat_id: int, message_id: int) -> None:
+        self._maybe_fail("delete_message")
+        self.messages.pop((chat_id, message_id), None)
+
+    async def send_video(
+        self,
+        chat_id: int,
+        video: VideoFile | StoredVideo,
+        meta: VideoMeta,
+        *,
+        reply_to: int | None = None,
+        keyboard: Keyboard | None = None,
+    ) -> SentVideo:
+        self._maybe_fail("send_video")
+        if isinstance(video, StoredVideo):
+            if video.file_id not in self.file_ids.values():
+                raise MessengerError(WRONG_FILE_ID, 400)
+            file_id = video.file_id
+        else:
+            digest = hashlib.sha256(video.path.read_bytes()).hexdigest()
+            file_id = self.file_ids.setdefault(digest, f"file-{digest[:16]}")
+        message = self._new_message(chat_id, video=file_id, reply_to=reply_to, keyboard=keyboard)
+        return SentVideo(message.message_id, file_id, f"unique-{file_id}")
+
+    async def react(self, chat_id: int, message_id: int, emoji: str) -> None:
+        self._maybe_fail("react")
+        self.reactions.append((chat_id, message_id, emoji))
+
+    async def answer_callback(self, callback_id: str, text: str | None = None) -> None:
+        self._maybe_fail("answer_callback")
+        self.callback_answers.append((callback_id, text))
+
+    async def edit_inline_video(
+        self, inline_message_id: str, file_id: str, meta: VideoMeta, *, keyboard: Keyboard | None = None
+    ) -> None:
+        self._maybe_fail("edit_inline_video")
+        self.inline_edits.append((inline_message_id, file_id, meta))
