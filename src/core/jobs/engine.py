@@ -83,6 +83,18 @@ class Engine:
             self.wake()
         return job_id
 
+    async def submit(
+        self,
+        name: str,
+        payload: Payload,
+        *,
+        key: str = "",
+        owner_id: int | None = None,
+        guard: Guard | None = None,
+    ) -> int | None:
+        """Enqueue a registered job type with its own attempt budget; None if the guard refused."""
+        return await self.enqueue(self.new_job(name, payload, key=key, owner_id=owner_id), guard)
+
     def new_job(self, name: str, payload: Payload, *, key: str = "", owner_id: int | None = None) -> NewJob:
         job_type = self._registry.get(name)
         if job_type is None:
@@ -246,8 +258,11 @@ class Engine:
             log.warning("circuit breaker opened for %s", job.key, extra=_log_fields(job))
         if isinstance(decision, DeadLetter):
             job = _with_payload(job, context.payload)
-            await self._bury(job, failure.reason, job_type, failure.detail)
+            await self._bury(job, failure.reason, job_type, failure)
             return
+        if job_type.on_retry:
+            # Before the row is claimable again, so what the hook saves is there for the retry.
+            await _contained(job_type.on_retry(RetryNotice(context, failure, job.attempts + 1)), job)
         await self._store.retry_later(job.id, decision.available_at, _error_text(failure))
         log.warning(
             "job failed, retry in %.1fs: %s",
@@ -255,16 +270,16 @@ class Engine:
             failure.reason,
             extra=_log_fields(job),
         )
-        if job_type.on_retry:
-            await _contained(job_type.on_retry(RetryNotice(context, failure, job.attempts + 1)), job)
 
-    async def _bury(self, job: Job, reason: str, job_type: JobType | None, detail: str | None = None) -> None:
-        text = reason if not detail else f"{reason}\n\n{detail}"
+    async def _bury(
+        self, job: Job, reason: str, job_type: JobType | None, failure: JobFailure | None = None
+    ) -> None:
+        text = _error_text(failure) if failure else reason
         if await self._store.dead_letter(job.id, text, self._clock.now()) is None:
             return
         log.error("job dead-lettered: %s", reason, extra=_log_fields(job))
         if job_type and job_type.on_dead:
-            await _contained(job_type.on_dead(DeadJob(job, reason)), job)
+            await _contained(job_type.on_dead(DeadJob(job, reason, failure)), job)
 
     async def _bury_exhausted(self) -> int:
         exhausted = await self._store.exhausted(self._clock.now())

@@ -24,6 +24,8 @@ class JobFailure:
     """Do not retry sooner than this many seconds (Telegram's flood control)."""
     detail: str | None = None
     """For the dead-letter row: a traceback, a stderr tail."""
+    code: str = ""
+    """What kind of failure, for the hooks (e.g. "not_a_video" stays silent in groups)."""
 
 
 JobOutcome = Result[None, JobFailure]
@@ -58,6 +60,8 @@ class JobContext:
 class DeadJob:
     job: Job
     reason: str
+    failure: JobFailure | None = None
+    """None when the job never got to fail: the process died, or its name is unknown."""
 
 
 @dataclass(frozen=True, slots=True)
