@@ -1,0 +1,1 @@
+"""Domain services of the media pipeline: the blob store and the scraped-info cache."""

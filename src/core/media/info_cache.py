@@ -1,0 +1,88 @@
+"""Scraped info, cached: a second request for a URL (or one of its aliases) skips yt-dlp.
+
+The cache is an optimisation, never a source of failure: a read or write that fails is
+logged and the scrape goes on. A yt-dlp error evicts the URL and its aliases, because the
+cached info (signed media URLs, a removed post) may be what broke.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from returns.result import Failure, Result, Success
+
+from ports.caches import InfoCache
+from ports.clock import Clock
+from ports.media import Downloader, OutputSink, ToolFailure, VideoInfo
+
+log = logging.getLogger("vidrelay.info_cache")
+
+INFO_TTL_SECONDS = 6 * 3600.0
+
+ScrapeResult = Result[list[VideoInfo], ToolFailure]
+
+
+class InfoService:
+    def __init__(
+        self,
+        cache: InfoCache,
+        downloader: Downloader,
+        clock: Clock,
+        *,
+        ttl_seconds: float = INFO_TTL_SECONDS,
+    ) -> None:
+        self._cache = cache
+        self._downloader = downloader
+        self._clock = clock
+        self._ttl = ttl_seconds
+
+    async def scrape(
+        self,
+        url: str,
+        *,
+        timeout: float,
+        bypass_cache: bool = False,
+        verbose: bool = False,
+        on_output: OutputSink | None = None,
+    ) -> ScrapeResult:
+        """Every entry behind `url`, from the cache when fresh (unless `bypass_cache`)."""
+        if not bypass_cache:
+            cached = await self._cached(url)
+            if cached:
+                return Success(cached)
+        scraped = await self._downloader.scrape(url, timeout=timeout, verbose=verbose, on_output=on_output)
+        if isinstance(scraped, Failure):
+            await self.evict(url)
+            return scraped
+        entries = scraped.unwrap()
+        if entries:
+            await self._store(url, entries)
+        return Success(entries)
+
+    async def evict(self, url: str) -> None:
+        """Forget `url` and its aliases, so the next request scrapes again."""
+        try:
+            await self._cache.evict_info(url)
+        except Exception:
+            log.warning("info cache: could not evict %s", url, exc_info=True)
+
+    async def sweep(self) -> int:
+        return await self._cache.sweep_info(self._clock.now() - self._ttl)
+
+    async def _cached(self, url: str) -> list[VideoInfo] | None:
+        try:
+            return await self._cache.cached_info(url, fresh_after=self._clock.now() - self._ttl)
+        except Exception:
+            log.warning("info cache: read failed for %s; scraping instead", url, exc_info=True)
+            return None
+
+    async def _store(self, url: str, entries: list[VideoInfo]) -> None:
+        try:
+            await self._cache.cache_info(_aliases(url, entries), entries, self._clock.now())
+        except Exception:
+            log.warning("info cache: write failed for %s; the scrape stands", url, exc_info=True)
+
+
+def _aliases(url: str, entries: list[VideoInfo]) -> list[str]:
+    """The requested URL and every canonical `webpage_url`, each once."""
+    return list(dict.fromkeys([url, *(e.webpage_url for e in entries if e.webpage_url)]))
