@@ -44,6 +44,8 @@ _NOT_A_VIDEO = tuple(
         r"is not a valid url",
         r"no video could be found in this",
         r"does not contain a video",
+        r"file:// urls are disabled",
+        r"invalid url '.*': no host supplied",
     )
 )
 
@@ -64,22 +66,33 @@ _UNAVAILABLE = tuple(
         r"empty media response",
         r"this video is not available",
         r"requested format is not available",
+        r"only available for registered users",
+        r"not available from your location",
+        r"drm protected",
     )
 )
 
 _TAG = re.compile(r"^\s*\[[^\]]+\]\s*")
 _CAUSED_BY = re.compile(r"\s*\(caused by .*\)\s*$", re.IGNORECASE | re.DOTALL)
-_REPORT_HINT = re.compile(r";?\s*please report this issue on .*$", re.IGNORECASE | re.DOTALL)
+_REPORT_HINT = re.compile(r"[;,]?\s*please report this issue on .*$", re.IGNORECASE | re.DOTALL)
 _MAX_REASON = 300
 
 
 def error_lines(stderr: str) -> list[str]:
-    return [line.strip() for line in stderr.splitlines() if line.strip().startswith("ERROR:")]
+    """Each ERROR line, whole. yt-dlp writes some as "ERROR: \\r[download] Got error: …": a
+    carriage return inside the line, so lines are split on newlines only and the \\r pieces rejoined."""
+    found = []
+    for raw in stderr.split("\n"):
+        pieces = [piece.strip() for piece in raw.split("\r")]
+        start = next((i for i, piece in enumerate(pieces) if piece.startswith("ERROR:")), None)
+        if start is not None:
+            found.append(" ".join(piece for piece in pieces[start:] if piece))
+    return found
 
 
 def user_reason(error_line: str) -> str:
     text = error_line.strip().removeprefix("ERROR:").strip()
-    text = _REPORT_HINT.sub("", _CAUSED_BY.sub("", _TAG.sub("", text))).strip()
+    text = _CAUSED_BY.sub("", _REPORT_HINT.sub("", _TAG.sub("", text))).strip()
     return text[:_MAX_REASON] or "unknown error"
 
 
