@@ -72,8 +72,7 @@ class Engine:
         self._workers: list[asyncio.Task[None]] = []
         self._tickers: list[asyncio.Task[None]] = []
         self._running: dict[int, asyncio.Future[JobOutcome]] = {}
-        longest = max((t.timeout_seconds for t in registry.all()), default=0.0)
-        self._lease = longest + config.lease_margin_seconds
+        self._lease = config.lease_margin_seconds
 
     # Producing -------------------------------------------------------------------------
 
@@ -110,6 +109,9 @@ class Engine:
         if self.breakers.close_all():
             self.wake()
 
+    def job_names(self) -> list[str]:
+        return self._registry.names()
+
     @property
     def in_flight(self) -> int:
         return len(self._running)
@@ -121,6 +123,8 @@ class Engine:
 
         Returns how many jobs gave up at this boot.
         """
+        longest = max((t.timeout_seconds for t in self._registry.all()), default=0.0)
+        self._lease = longest + self._config.lease_margin_seconds
         if self._config.recover_leases_on_boot:
             await self._store.recover_leases()
         gave_up = await self._bury_exhausted()

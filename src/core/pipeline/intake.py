@@ -1,0 +1,97 @@
+"""A message with links becomes durable jobs: one per distinct, allowed URL.
+
+The handler calls this and returns; nothing here downloads. The handled-URL guard commits with
+each job, so an edited message re-runs only URLs that are new to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+from returns.result import Failure
+
+from core.pipeline.download import DOWNLOAD_VIDEO, JobSubmitter, site_key
+from core.pipeline.request import DownloadRequest
+from core.pipeline.url_guard import UrlGuard
+from core.urls import Entity, extract_urls
+from ports.jobs import HandledUrlGuard, JobStore
+
+
+@dataclass(frozen=True, slots=True)
+class IncomingMessage:
+    chat_id: int
+    chat_type: str
+    message_id: int
+    user_id: int
+    text: str | None
+    entities: Sequence[Entity]
+    verbose: bool = False
+
+
+@dataclass
+class IntakeReport:
+    accepted: list[str] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    queue_full: bool = False
+    already_handled: list[str] = field(default_factory=list)
+
+
+class LinkIntake:
+    def __init__(
+        self,
+        jobs: JobSubmitter,
+        queue: JobStore,
+        guard: UrlGuard,
+        *,
+        max_queued_per_user: int,
+        allowed_chat_ids: Collection[int] = (),
+    ) -> None:
+        self._jobs = jobs
+        self._queue = queue
+        self._guard = guard
+        self._cap = max_queued_per_user
+        self._allowed = frozenset(allowed_chat_ids)
+
+    def allows_chat(self, chat_id: int) -> bool:
+        return not self._allowed or chat_id in self._allowed
+
+    async def accept(self, message: IncomingMessage) -> IntakeReport:
+        report = IntakeReport()
+        if not self.allows_chat(message.chat_id):
+            return report
+        urls = extract_urls(message.text, message.entities)
+        if not urls:
+            return report
+        queued = await self._queue.waiting_for_owner(message.user_id)
+        for url in urls:
+            verdict = await self._guard.check(url)
+            if isinstance(verdict, Failure):
+                report.refused.append((url, verdict.failure()))
+                continue
+            if queued >= self._cap:
+                report.queue_full = True
+                break
+            if await self._enqueue(message, url) is None:
+                report.already_handled.append(url)
+                continue
+            report.accepted.append(url)
+            queued += 1
+        return report
+
+    async def _enqueue(self, message: IncomingMessage, url: str) -> int | None:
+        request = DownloadRequest(
+            url=url,
+            chat_id=message.chat_id,
+            chat_type=message.chat_type,
+            message_id=message.message_id,
+            user_id=message.user_id,
+            verbose=message.verbose,
+        )
+        return await self._jobs.submit(
+            DOWNLOAD_VIDEO,
+            request.to_payload(),
+            key=site_key(url),
+            owner_id=message.user_id,
+            guard=HandledUrlGuard(message.chat_id, message.message_id, url),
+        )

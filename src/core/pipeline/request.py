@@ -1,0 +1,101 @@
+"""What a download job carries in its payload: ids and values only, typed at the edge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+from ports.json import JsonValue, Payload
+
+PRIVATE = "private"
+
+
+class PayloadError(ValueError):
+    """A job payload that is not what its job type expects: a permanent failure."""
+
+
+@dataclass
+class DownloadRequest:
+    url: str
+    chat_id: int
+    chat_type: str
+    message_id: int
+    user_id: int
+    verbose: bool = False
+    entry_index: int | None = None
+    """Which entry of a multi-video post this child job is; None for the post itself."""
+    confirmed: bool = False
+    """A long video somebody in the group agreed to."""
+    info_shown: bool = False
+    reported_attempt: int = 1
+    """The attempt the log already announced, so a retry after a crash still says ⚠️ once."""
+    log: Payload = field(default_factory=dict)
+
+    @property
+    def private(self) -> bool:
+        return self.chat_type == PRIVATE
+
+    def to_payload(self) -> Payload:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_payload(cls, payload: Payload) -> DownloadRequest:
+        """Raises ValueError when the payload is not a download request (a permanent failure)."""
+        try:
+            return cls(
+                url=_str(payload["url"]),
+                chat_id=_int(payload["chat_id"]),
+                chat_type=_str(payload.get("chat_type", PRIVATE)),
+                message_id=_int(payload["message_id"]),
+                user_id=_int(payload.get("user_id", 0)),
+                verbose=bool(payload.get("verbose", False)),
+                entry_index=_optional_int(payload.get("entry_index")),
+                confirmed=bool(payload.get("confirmed", False)),
+                info_shown=bool(payload.get("info_shown", False)),
+                reported_attempt=_int(payload.get("reported_attempt", 1)),
+                log=_dict(payload.get("log")),
+            )
+        except KeyError as missing:
+            raise PayloadError(f"download payload lacks {missing}") from None
+
+
+@dataclass
+class InlineRequest:
+    url: str
+    inline_message_id: str
+    user_id: int
+    variant: str = "full"
+
+    def to_payload(self) -> Payload:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_payload(cls, payload: Payload) -> InlineRequest:
+        try:
+            return cls(
+                url=_str(payload["url"]),
+                inline_message_id=_str(payload["inline_message_id"]),
+                user_id=_int(payload.get("user_id", 0)),
+                variant=_str(payload.get("variant", "full")),
+            )
+        except KeyError as missing:
+            raise PayloadError(f"inline payload lacks {missing}") from None
+
+
+def _str(value: JsonValue) -> str:
+    if not isinstance(value, str):
+        raise PayloadError(f"expected a string, got {value!r}")
+    return value
+
+
+def _int(value: JsonValue) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PayloadError(f"expected an integer, got {value!r}")
+    return value
+
+
+def _optional_int(value: JsonValue) -> int | None:
+    return None if value is None else _int(value)
+
+
+def _dict(value: JsonValue) -> Payload:
+    return dict(value) if isinstance(value, dict) else {}

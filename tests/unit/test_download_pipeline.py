@@ -1,0 +1,223 @@
+"""download_video end to end over in-process fakes, on virtual time."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from core.pipeline.jobs import SWEEP_BLOBS, SWEEP_CACHES
+from ports.messenger import MessengerError
+from tests.support.clock import VirtualClock
+from tests.support.downloader import http_error, video
+from tests.support.messenger import WRONG_FILE_ID
+from tests.support.world import GROUP_CHAT, OTHER_USER, PRIVATE_CHAT, USER, World
+
+URL = "https://videos.example/watch/1"
+
+
+@pytest.fixture
+async def world(clock: VirtualClock, tmp_path: Path) -> AsyncIterator[World]:
+    w = World(clock, tmp_path)
+    await w.engine.start()
+    yield w
+    await w.engine.stop(grace_seconds=0)
+
+
+def log_text(world: World, chat: int = PRIVATE_CHAT) -> str:
+    [log] = [m for m in world.messenger.chat(chat) if m.text is not None]
+    return log.text or ""
+
+
+def videos(world: World, chat: int) -> list[str]:
+    return [m.video for m in world.messenger.chat(chat) if m.video]
+
+
+async def test_a_private_link_becomes_a_video_reply_after_one_edited_log(world: World) -> None:
+    world.downloader.serve(URL)
+    message_id = await world.post(URL)
+    await world.idle()
+    [log, sent] = world.messenger.chat(PRIVATE_CHAT)
+    assert sent.video is not None
+    assert sent.reply_to == message_id
+    assert log.reply_to == message_id
+    stages = ["🧐 <b>Scraping</b>", "🎬 <b>Video info:</b>", "⬇️ <b>Downloading...</b>", "🚀 <b>Uploading"]
+    for stage in stages:
+        assert stage in (log.text or "")
+    assert len(log.edits) >= 2
+    record = await world.store.blob("testsite:v1:18")
+    assert record is not None
+    assert record.file_id == sent.video
+    assert record.file_name is None  # the bytes went once Telegram had the video
+    assert list((world.files.blob_dir).iterdir()) == []
+
+
+async def test_the_same_video_from_another_chat_is_sent_by_file_id(world: World) -> None:
+    world.downloader.serve(URL)
+    await world.post(URL)
+    await world.idle()
+    await world.post(URL, chat_id=GROUP_CHAT, user_id=OTHER_USER)
+    await world.idle()
+    assert world.downloader.scrapes == [URL]
+    assert world.downloader.downloads == ["v1"]
+    assert videos(world, GROUP_CHAT) == videos(world, PRIVATE_CHAT)
+
+
+async def test_transient_failures_retry_in_the_same_log_message(world: World) -> None:
+    world.downloader.serve(URL)
+    world.downloader.download_failures["v1"].extend(
+        [http_error(503, "video data"), http_error(503, "video data")]
+    )
+    await world.post(URL)
+    await world.idle()
+    text = log_text(world)
+    assert "⚠️ <b>Download failed</b>, retrying (attempt 2 of 3)" in text
+    assert "(attempt 3 of 3)" in text
+    assert "💥" not in text
+    assert len(videos(world, PRIVATE_CHAT)) == 1
+
+
+async def test_a_link_that_always_fails_ends_in_one_message_with_every_attempt(world: World) -> None:
+    world.downloader.serve(URL)
+    world.downloader.download_failures["v1"].extend([http_error(503, "video data")] * 3)
+    await world.post(URL)
+    await world.idle()
+    text = log_text(world)
+    assert text.index("attempt 2 of 3") < text.index("attempt 3 of 3") < text.index("💥")
+    assert "💥 <b>Download failed</b>: Unable to download video data: HTTP Error 503: Oops" in text
+    assert videos(world, PRIVATE_CHAT) == []
+    [failed] = await world.store.list_failed()
+    assert failed.attempts == 3
+
+
+async def test_an_unsupported_page_fails_at_once_and_can_be_retried_by_editing(world: World) -> None:
+    message_id = await world.post(URL)
+    await world.idle()
+    assert world.downloader.scrapes == [URL]
+    assert "💥 <b>Download failed</b>: Unsupported URL: https://example.com/page" in log_text(world)
+    assert "⚠️" not in log_text(world)
+    # the handled mark was dropped, so the same message may enqueue the URL again
+    world.downloader.serve(URL)
+    from core.pipeline.intake import IncomingMessage
+    from core.urls import Entity
+
+    text = f"now {URL}"
+    report = await world.intake.accept(
+        IncomingMessage(PRIVATE_CHAT, "private", message_id, USER, text, [Entity("url", 4, len(URL))])
+    )
+    assert report.accepted == [URL]
+
+
+async def test_groups_get_the_video_and_no_progress_messages(world: World) -> None:
+    world.downloader.serve(URL)
+    await world.post(URL, chat_id=GROUP_CHAT)
+    await world.idle()
+    [sent] = world.messenger.chat(GROUP_CHAT)
+    assert sent.video is not None
+
+
+async def test_a_group_failure_is_a_reaction_and_not_a_video_stays_silent(world: World) -> None:
+    world.downloader.serve(URL)
+    world.downloader.download_failures["v1"].extend([http_error(404, "webpage")])
+    failing_message = await world.post(URL, chat_id=GROUP_CHAT)
+    await world.post("https://videos.example/text-post", chat_id=GROUP_CHAT)
+    await world.idle()
+    assert world.messenger.chat(GROUP_CHAT) == []
+    assert world.messenger.reactions == [(GROUP_CHAT, failing_message, "😢")]
+
+
+async def test_a_video_too_large_before_download_is_refused_with_its_size(world: World) -> None:
+    world.downloader.serve(URL, video(URL, filesize=80_000_000))
+    await world.post(URL)
+    await world.idle()
+    assert world.downloader.downloads == []
+    assert "😞 Video too large (80 MB)" in world.messenger.texts(PRIVATE_CHAT)
+
+
+async def test_a_video_too_large_after_download_is_refused_and_its_bytes_kept_for_nobody(
+    world: World,
+) -> None:
+    world.downloader.serve(URL, video(URL, filesize=None))
+    world.downloader.content["v1"] = b"x" * (world.config.upload_limit_bytes + 1)
+    await world.post(URL)
+    await world.idle()
+    assert any(t.startswith("😞 Video too large") for t in world.messenger.texts(PRIVATE_CHAT))
+    assert videos(world, PRIVATE_CHAT) == []
+
+
+async def test_a_long_group_video_asks_first_and_anyone_may_confirm(world: World) -> None:
+    world.downloader.serve(URL, video(URL, duration=25 * 60))
+    await world.post(URL, chat_id=GROUP_CHAT)
+    await world.idle()
+    [prompt] = world.messenger.chat(GROUP_CHAT)
+    assert prompt.text == "This video is pretty long (25m), download it anyway?"
+    assert prompt.keyboard is not None
+    [[yes, no]] = prompt.keyboard
+    assert (yes.text, no.text) == ("👍 Yes please", "👎 No thanks")
+    assert world.downloader.downloads == []
+    pending_id = (yes.callback_data or "").split(":", 1)[1]
+    assert (await world.confirmations.cancel(pending_id, OTHER_USER)).value == "not_requester"
+    assert (await world.confirmations.confirm(pending_id)).value == "confirmed"
+    assert (await world.confirmations.cancel(pending_id, USER)).value == "gone"
+    await world.idle()
+    assert len(videos(world, GROUP_CHAT)) == 1
+
+
+async def test_a_multi_video_post_fans_out_one_job_per_video(world: World) -> None:
+    entries = [video(URL, f"v{n}") for n in range(3)] + [video(URL, "photo", has_video=False)]
+    world.downloader.serve(URL, *entries)
+    await world.post(URL)
+    await world.idle()
+    assert sorted(world.downloader.downloads) == ["v0", "v1", "v2"]
+    assert len(videos(world, PRIVATE_CHAT)) == 3
+
+
+async def test_more_than_ten_videos_says_so_and_sends_ten(world: World) -> None:
+    world.downloader.serve(URL, *[video(URL, f"v{n}") for n in range(11)])
+    await world.post(URL)
+    await world.idle()
+    assert "📚 More than 10 videos here" in world.messenger.texts(PRIVATE_CHAT)
+    assert len(videos(world, PRIVATE_CHAT)) == 10
+
+
+async def test_a_file_id_telegram_refuses_is_cleared_and_the_video_downloaded_again(world: World) -> None:
+    world.downloader.serve(URL)
+    await world.post(URL)
+    await world.idle()
+    world.messenger.fail_next("send_video", MessengerError(WRONG_FILE_ID, 400))
+    await world.post(URL, chat_id=GROUP_CHAT)
+    await world.idle()
+    assert world.downloader.downloads == ["v1", "v1"]
+    assert len(videos(world, GROUP_CHAT)) == 1
+
+
+async def test_flood_control_on_send_waits_retry_after(world: World, clock: VirtualClock) -> None:
+    world.downloader.serve(URL)
+    world.messenger.fail_next("send_video", MessengerError("Too Many Requests: retry after 20", 429, 20))
+    await world.post(URL)
+    started = clock.now()
+    await world.idle()
+    assert len(videos(world, PRIVATE_CHAT)) == 1
+    assert clock.now() - started >= 20
+
+
+async def test_a_private_address_is_refused_before_any_request(world: World) -> None:
+    report_message = await world.post("http://localhost:8080/clip.mp4")
+    await world.idle()
+    assert report_message > 0
+    assert world.downloader.scrapes == []
+    assert (await world.store.counts()).waiting == 0
+
+
+async def test_verbose_streams_output_into_the_log(world: World) -> None:
+    world.downloader.serve(URL)
+    await world.post(URL, verbose=True)
+    await world.idle()
+    assert "<code>[testsite] https://videos.example/watch/1: Downloading webpage</code>" in log_text(world)
+
+
+def test_the_registered_job_list_is_exact(tmp_path: Path, clock: VirtualClock) -> None:
+    world = World(clock, tmp_path)
+    names = world.engine.job_names()
+    assert names == ["download_video", SWEEP_BLOBS, SWEEP_CACHES, "download_inline"]
