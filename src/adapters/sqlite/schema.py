@@ -1,0 +1,176 @@
+"""The SQLite schema: an append-only list of migrations, versioned by `PRAGMA user_version`.
+
+Version k means the first k migrations are applied. Each migration runs once, inside one
+transaction together with the version bump, so a crash mid-migration leaves the previous
+version intact. Never edit or reorder a shipped migration: append a new one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    name: str
+    statements: tuple[str, ...]
+
+
+class SchemaTooNew(Exception):
+    """The file was written by a newer vidrelay; running old code on it could corrupt its meaning."""
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        "jobs and dead letters",
+        (
+            """
+            CREATE TABLE jobs (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                name TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                max_attempts INTEGER NOT NULL,
+                available_at REAL NOT NULL,
+                key TEXT NOT NULL DEFAULT '',
+                owner_id INTEGER,
+                claimed_by TEXT,
+                lease_until REAL,
+                last_error TEXT,
+                created_at REAL NOT NULL
+            )
+            """,
+            # The claim walks the primary key (FIFO by id) and stops at the first claimable row;
+            # these serve the wake-up time (next due row, next lease expiry) and the lookups.
+            "CREATE INDEX jobs_available_at ON jobs (available_at)",
+            "CREATE INDEX jobs_lease_until ON jobs (lease_until) WHERE lease_until IS NOT NULL",
+            "CREATE INDEX jobs_name ON jobs (name)",
+            "CREATE INDEX jobs_owner ON jobs (owner_id) WHERE owner_id IS NOT NULL",
+            """
+            CREATE TABLE failed_jobs (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                job_id INTEGER NOT NULL,
+                name TEXT NOT NULL,
+                payload TEXT NOT NULL,
+                error TEXT NOT NULL,
+                attempts INTEGER NOT NULL,
+                max_attempts INTEGER NOT NULL,
+                key TEXT NOT NULL DEFAULT '',
+                owner_id INTEGER,
+                created_at REAL NOT NULL,
+                failed_at REAL NOT NULL
+            )
+            """,
+        ),
+    ),
+    Migration(
+        "parked confirmations",
+        (
+            """
+            CREATE TABLE pending (
+                id TEXT PRIMARY KEY,
+                chat_id INTEGER NOT NULL,
+                user_id INTEGER NOT NULL,
+                message_id INTEGER NOT NULL,
+                job_name TEXT NOT NULL,
+                job_payload TEXT NOT NULL,
+                job_max_attempts INTEGER NOT NULL,
+                job_available_at REAL NOT NULL,
+                job_key TEXT NOT NULL DEFAULT '',
+                job_owner_id INTEGER,
+                blob_key TEXT,
+                created_at REAL NOT NULL
+            ) WITHOUT ROWID
+            """,
+            "CREATE INDEX pending_created_at ON pending (created_at)",
+            "CREATE INDEX pending_blob_key ON pending (blob_key) WHERE blob_key IS NOT NULL",
+        ),
+    ),
+    Migration(
+        "blob index",
+        (
+            """
+            CREATE TABLE blobs (
+                key TEXT PRIMARY KEY,
+                file_name TEXT,
+                size INTEGER,
+                duration REAL,
+                width INTEGER,
+                height INTEGER,
+                file_id TEXT,
+                file_unique_id TEXT,
+                created_at REAL NOT NULL,
+                last_used REAL NOT NULL
+            ) WITHOUT ROWID
+            """,
+        ),
+    ),
+    Migration(
+        "scraped-info cache and handled urls",
+        (
+            """
+            CREATE TABLE video_info (
+                url TEXT PRIMARY KEY,
+                entries TEXT NOT NULL,
+                canonical TEXT NOT NULL,
+                created_at REAL NOT NULL
+            ) WITHOUT ROWID
+            """,
+            "CREATE INDEX video_info_created_at ON video_info (created_at)",
+            """
+            CREATE TABLE handled_urls (
+                chat_id INTEGER NOT NULL,
+                message_id INTEGER NOT NULL,
+                url TEXT NOT NULL,
+                created_at REAL NOT NULL,
+                PRIMARY KEY (chat_id, message_id, url)
+            ) WITHOUT ROWID
+            """,
+            "CREATE INDEX handled_urls_created_at ON handled_urls (created_at)",
+        ),
+    ),
+)
+
+
+def schema_version(connection: sqlite3.Connection) -> int:
+    row = connection.execute("PRAGMA user_version").fetchone()
+    return int(row[0])
+
+
+def migrate(connection: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    """Bring the file up to `len(migrations)`, one transaction per migration; the version reached.
+
+    The version is re-read under the write lock, so two processes opening the same file at once
+    (the bot and the CLI) never apply a migration twice. Needs an autocommit connection.
+    """
+    while _apply_next(connection, migrations):
+        pass
+    return len(migrations)
+
+
+def _apply_next(connection: sqlite3.Connection, migrations: Sequence[Migration]) -> bool:
+    """Apply the first missing migration with its version bump; False when none is missing."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        version = schema_version(connection)
+        _check_known(version, migrations)
+        if version < len(migrations):
+            for statement in migrations[version].statements:
+                connection.execute(statement)
+            # PRAGMA takes no bound parameters; the value is an int computed here.
+            connection.execute(f"PRAGMA user_version = {version + 1:d}")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    connection.execute("COMMIT")
+    return version < len(migrations)
+
+
+def _check_known(version: int, migrations: Sequence[Migration]) -> None:
+    if version > len(migrations):
+        raise SchemaTooNew(
+            f"the database is at schema version {version}; this vidrelay knows {len(migrations)}"
+        )
