@@ -212,10 +212,11 @@ class SqliteStore(Store):
             busy_ms = int(busy_timeout_seconds * 1000)
             await on_connection_thread(connection, partial(_prepare, synchronous=level, busy_ms=busy_ms))
             await on_connection_thread(connection, partial(migrate, migrations=migrations))
-        except BaseException as error:
+        except (*DRIVER_ERRORS, SchemaTooNew) as error:
             await connection.close()
-            if isinstance(error, DRIVER_ERRORS | SchemaTooNew):
-                raise StoreError(f"cannot prepare the SQLite file {path}: {error}") from error
+            raise StoreError(f"cannot prepare the SQLite file {path}: {error}") from error
+        except BaseException:
+            await connection.close()
             raise
         writer = GroupCommitWriter(connection)
         writer.start()
