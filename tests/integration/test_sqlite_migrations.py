@@ -20,8 +20,8 @@ CANARIES: dict[int, list[str]] = {
     1: [
         "INSERT INTO jobs (name, payload, max_attempts, available_at, created_at)"
         """ VALUES ('canary', '{"n": 1}', 3, 0, 0)""",
-        "INSERT INTO failed_jobs (job_id, name, payload, error, attempts, max_attempts, created_at, failed_at)"
-        " VALUES (99, 'dead_canary', '{}', 'boom', 3, 3, 0, 0)",
+        "INSERT INTO failed_jobs (job_id, name, payload, error, attempts, max_attempts, created_at,"
+        " failed_at) VALUES (99, 'dead_canary', '{}', 'boom', 3, 3, 0, 0)",
     ],
     2: [
         "INSERT INTO pending (id, chat_id, user_id, message_id, job_name, job_payload, job_max_attempts,"

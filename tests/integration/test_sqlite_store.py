@@ -194,7 +194,7 @@ async def test_two_connections_on_one_file_wait_for_each_other(tmp_path: Path) -
             *(cli.enqueue(job("cli"), NOW) for _ in range(100)),
         )
         claims = await asyncio.gather(
-            *(s.claim(s is bot and "bot" or "cli", NOW, 60) for s in [bot, cli] * 50)
+            *(s.claim(f"worker-{n}", NOW, 60) for n, s in enumerate([bot, cli] * 50))
         )
     finally:
         await cli.close()
