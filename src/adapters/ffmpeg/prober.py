@@ -1,0 +1,89 @@
+"""The MediaProber port on ffprobe: duration, width and height of a downloaded file.
+
+ffprobe runs as a child process (off the event loop) with a deadline; a file it cannot read, a
+crash or a timeout all answer None — the caller then goes on without the numbers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+from pathlib import Path
+from typing import Any
+
+from ports.media import MediaProbe, MediaProber
+
+log = logging.getLogger(__name__)
+
+
+class FfprobeProber(MediaProber):
+    def __init__(self, ffprobe: str = "ffprobe", *, timeout_seconds: float = 30.0) -> None:
+        self._ffprobe = ffprobe
+        self._timeout = timeout_seconds
+
+    async def probe(self, path: Path) -> MediaProbe | None:
+        # The "file:" protocol prefix: a name can never be read as an option or another protocol.
+        target = f"file:{path}"
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                self._ffprobe,
+                *("-v", "error", "-print_format", "json", "-show_format", "-show_streams", target),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+        except OSError as e:
+            log.warning("ffprobe could not start: %s", e)
+            return None
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(), self._timeout)
+        except TimeoutError:
+            await _kill(proc)
+            log.warning("ffprobe gave no answer within %s s on %s", self._timeout, path)
+            return None
+        except asyncio.CancelledError:
+            await _kill(proc)
+            raise
+        if proc.returncode != 0:
+            log.warning("ffprobe failed on %s: %s", path, err.decode(errors="replace").strip()[-500:])
+            return None
+        return parse_probe(out)
+
+
+async def _kill(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+    # Shielded: reaping must finish even when the caller is being cancelled.
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.shield(proc.wait())
+
+
+def parse_probe(stdout: bytes) -> MediaProbe | None:
+    try:
+        data = json.loads(stdout)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    streams = [s for s in data.get("streams") or [] if isinstance(s, dict)]
+    video = next((s for s in streams if s.get("codec_type") == "video"), {})
+    fmt = data.get("format")
+    fmt = fmt if isinstance(fmt, dict) else {}
+    duration = _float(fmt.get("duration")) or _float(video.get("duration"))
+    return MediaProbe(duration=duration, width=_int(video.get("width")), height=_int(video.get("height")))
+
+
+def _float(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
+
+
+def _int(value: Any) -> int | None:
+    number = _float(value)
+    return int(number) if number is not None else None

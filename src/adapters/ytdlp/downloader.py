@@ -1,0 +1,209 @@
+"""The Downloader port on the yt-dlp command line.
+
+Every run: a child process without a shell, the project's options only (`--ignore-config`), no
+`--exec`, no file URLs (refused here before any spawn, and yt-dlp refuses them without
+`--enable-file-urls`, which is never passed), H.264/AAC MP4 (`-t mp4`). A semaphore owned by the
+downloader caps the yt-dlp processes of scrapes and downloads together; a run's timeout starts
+when its process starts, not while it waits for a slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from returns.result import Failure, Result, Success
+
+from adapters.ytdlp.entries import SAFE_FORMAT_ID, parse_entries
+from adapters.ytdlp.locator import Locator, YtDlpLocator
+from adapters.ytdlp.process import ChildProcesses, Exit
+from adapters.ytdlp.progress import TEMPLATE, is_progress_line, parse_progress
+from ports.media import Downloader, OutputSink, ProgressSink, ToolFailure, VideoInfo
+
+log = logging.getLogger(__name__)
+
+MAX_ENTRIES = 10
+"""A post or playlist yields at most this many videos; one more is scraped so the caller can tell."""
+INFO_JSON_NAME = ".vidrelay-info.json"
+_VERSION_TIMEOUT_SECONDS = 30.0
+_LEFTOVER_SUFFIXES = (".json", ".part", ".ytdl", ".temp", ".tmp")
+
+_COMMON = (
+    "--ignore-config",
+    "--no-exec",
+    "--no-mtime",
+    "--color",
+    "never",
+    *("-t", "mp4"),
+)
+
+
+class YtDlpDownloader(Downloader):
+    def __init__(
+        self,
+        *,
+        max_filesize_bytes: int,
+        concurrency: int = 3,
+        locator: Locator | None = None,
+        kill_grace_seconds: float = 2.0,
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self._max_filesize = max_filesize_bytes
+        self._slots = asyncio.Semaphore(concurrency)
+        self._locator = locator if locator is not None else YtDlpLocator()
+        self._children = ChildProcesses(kill_grace_seconds)
+
+    @property
+    def live_pids(self) -> list[int]:
+        return self._children.live_pids
+
+    async def shutdown(self) -> None:
+        """Kill the running yt-dlp processes; they and every later run return ToolFailure(aborted=True)."""
+        await self._children.shutdown()
+
+    async def scrape(
+        self,
+        url: str,
+        *,
+        timeout: float,
+        verbose: bool = False,
+        on_output: OutputSink | None = None,
+    ) -> Result[list[VideoInfo], ToolFailure]:
+        if (refusal := _refuse_url(url)) is not None:
+            return Failure(refusal)
+        stdout: list[str] = []
+        args = (
+            *_COMMON,
+            *_verbosity(verbose),
+            "--no-progress",
+            *("--playlist-items", f"1:{MAX_ENTRIES + 1}"),
+            "--dump-json",
+            "--",
+            url,
+        )
+        outcome = await self._run(args, timeout, stdout.append, _sink(on_output))
+        if not outcome.ok:
+            return Failure(_failure(outcome))
+        return Success(parse_entries(url, stdout, self._max_filesize))
+
+    async def download(
+        self,
+        info: VideoInfo,
+        staging: Path,
+        *,
+        timeout: float,
+        verbose: bool = False,
+        on_progress: ProgressSink | None = None,
+        on_output: OutputSink | None = None,
+    ) -> Result[Path, ToolFailure]:
+        for url in (info.url, info.webpage_url):
+            if (refusal := _refuse_url(url)) is not None:
+                return Failure(refusal)
+        info_file = staging / INFO_JSON_NAME
+        await asyncio.to_thread(info_file.write_text, info.info_json, "utf-8")
+        fmt = ("-f", info.format_id) if SAFE_FORMAT_ID.fullmatch(info.format_id) else ()
+        args = (
+            *_COMMON,
+            *_verbosity(verbose),
+            *fmt,
+            *("--load-info-json", str(info_file)),
+            *("--paths", f"home:{staging}", "--paths", f"temp:{staging}"),
+            *("-o", "%(id).64B.%(ext)s", "--restrict-filenames"),
+            *("--newline", "--progress-template", TEMPLATE),
+        )
+        output = _sink(on_output)
+
+        def stdout_line(line: str) -> None:
+            if is_progress_line(line):
+                progress = parse_progress(line)
+                if progress is not None and on_progress is not None:
+                    on_progress(progress)
+            else:
+                output(line)
+
+        outcome = await self._run(args, timeout, stdout_line, output)
+        if not outcome.ok:
+            return Failure(_failure(outcome))
+        return await asyncio.to_thread(_produced_file, staging, outcome)
+
+    async def version(self) -> str | None:
+        lines: list[str] = []
+        command = self._locator.command()
+        outcome = await self._children.run(
+            (*command.argv, "--ignore-config", "--version"),
+            env=command.env,
+            timeout=_VERSION_TIMEOUT_SECONDS,
+            on_stdout=lines.append,
+            on_stderr=lambda _: None,
+        )
+        version = next((line.strip() for line in lines if line.strip()), None)
+        return version if outcome.ok else None
+
+    async def _run(
+        self,
+        args: Sequence[str],
+        timeout: float,
+        on_stdout: OutputSink,
+        on_stderr: OutputSink,
+    ) -> Exit:
+        async with self._slots:
+            if self._children.shutting_down:
+                return Exit(None, None, "", aborted=True)
+            # Resolved at spawn time, after the wait for a slot: an update made meanwhile is used.
+            command = self._locator.command()
+            return await self._children.run(
+                (*command.argv, *args),
+                env=command.env,
+                timeout=timeout,
+                on_stdout=on_stdout,
+                on_stderr=on_stderr,
+            )
+
+
+def _refuse_url(url: str) -> ToolFailure | None:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        parts = None
+    if parts is not None and parts.scheme.lower() in {"http", "https"} and parts.hostname:
+        return None
+    scheme = parts.scheme if parts is not None and parts.scheme else "none"
+    return ToolFailure(
+        stderr_tail=f"ERROR: Unsupported URL scheme {scheme!r}: only http and https links are fetched\n",
+        exit_code=None,
+    )
+
+
+def _verbosity(verbose: bool) -> tuple[str, ...]:
+    return ("--verbose",) if verbose else ("--no-warnings",)
+
+
+def _sink(on_output: OutputSink | None) -> OutputSink:
+    return on_output if on_output is not None else lambda _: None
+
+
+def _failure(outcome: Exit) -> ToolFailure:
+    return ToolFailure(
+        stderr_tail=outcome.stderr_tail,
+        exit_code=outcome.exit_code,
+        signal=outcome.signal,
+        timed_out_after=outcome.timed_out_after,
+        aborted=outcome.aborted,
+    )
+
+
+def _produced_file(staging: Path, outcome: Exit) -> Result[Path, ToolFailure]:
+    produced = sorted(p for p in staging.iterdir() if p.is_file() and not p.name.endswith(_LEFTOVER_SUFFIXES))
+    if len(produced) == 1:
+        return Success(produced[0])
+    names = ", ".join(p.name for p in produced) or "none"
+    return Failure(
+        ToolFailure(
+            stderr_tail=outcome.stderr_tail + f"ERROR: expected one downloaded file, found {names}\n",
+            exit_code=outcome.exit_code,
+        )
+    )

@@ -1,0 +1,154 @@
+"""From yt-dlp's --dump-json entries to VideoInfo, choosing the best format that fits the limit.
+
+yt-dlp picks its best format under the `-t mp4` sort (H.264 first, then AAC). When the pick is
+known to be bigger than the upload limit, the best-ranked combination whose known size fits is
+chosen instead, from yt-dlp's own ranking (its `formats` list is sorted worst to best). The chosen
+format id is handed back to yt-dlp at download time (`-f <id>`). When nothing is known to fit, the
+original pick stays and its size tells the caller the video is too large.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ports.media import VideoInfo
+
+Entry = Mapping[str, Any]
+
+_IMAGE_EXTS = frozenset({"jpg", "jpeg", "png", "webp", "gif", "heic", "avif", "bmp"})
+SAFE_FORMAT_ID = re.compile(r"[A-Za-z0-9_.\-]+(?:\+[A-Za-z0-9_.\-]+)*")
+
+
+@dataclass(frozen=True, slots=True)
+class _Choice:
+    format_id: str
+    size: int | None
+    parts: tuple[Entry, ...]
+
+
+def parse_entries(url: str, stdout_lines: Iterable[str], max_filesize: int) -> list[VideoInfo]:
+    infos = []
+    for line in stdout_lines:
+        entry = _json_object(line)
+        if entry is not None:
+            infos.append(to_video_info(url, entry, line, max_filesize))
+    return infos
+
+
+def to_video_info(url: str, entry: Entry, raw_json: str, max_filesize: int) -> VideoInfo:
+    choice = choose_format(entry, max_filesize)
+    video = next((p for p in choice.parts if _has_video_stream(p)), choice.parts[0])
+    audio = next((p for p in choice.parts if _text(p, "acodec") not in (None, "none")), choice.parts[0])
+    has_video = _has_video_stream(video) and _text(entry, "ext") not in _IMAGE_EXTS
+    entry_id = _text(entry, "id") or _text(entry, "display_id") or ""
+    return VideoInfo(
+        url=url,
+        webpage_url=_text(entry, "webpage_url") or _text(entry, "original_url") or url,
+        extractor=_text(entry, "extractor") or "generic",
+        id=entry_id,
+        title=_text(entry, "title") or entry_id,
+        format_id=choice.format_id,
+        # `-t mp4` merges and remuxes whatever has a picture into MP4.
+        ext="mp4" if has_video else _text(entry, "ext") or "bin",
+        info_json=raw_json,
+        duration=_number(entry, "duration"),
+        filesize=choice.size,
+        width=_int(video, "width"),
+        height=_int(video, "height"),
+        vcodec=_text(video, "vcodec"),
+        acodec=_text(audio, "acodec"),
+        tbr=sum(t for p in choice.parts if (t := _number(p, "tbr")) is not None) or None,
+        playlist_title=_text(entry, "playlist_title") or _text(entry, "playlist"),
+        description=_text(entry, "description"),
+        has_video=has_video,
+    )
+
+
+def choose_format(entry: Entry, max_filesize: int) -> _Choice:
+    picked = _Choice(_text(entry, "format_id") or "", _size(entry), _requested_parts(entry))
+    if picked.size is None or picked.size <= max_filesize:
+        return picked
+    fitting = [c for c in _ranked_choices(entry) if c.size is not None and c.size <= max_filesize]
+    return fitting[0] if fitting else picked
+
+
+def _requested_parts(entry: Entry) -> tuple[Entry, ...]:
+    requested = entry.get("requested_formats")
+    if isinstance(requested, list) and requested and all(isinstance(f, Mapping) for f in requested):
+        return tuple(requested)
+    return (entry,)
+
+
+def _ranked_choices(entry: Entry) -> list[_Choice]:
+    """Every single or video+audio combination, best first by yt-dlp's own format order."""
+    formats = [f for f in entry.get("formats") or [] if isinstance(f, Mapping) and _usable(f)]
+    ranked = list(enumerate(formats))
+    audio_only = [(i, f) for i, f in ranked if not _has_video_stream(f) and _has_audio(f)]
+    scored: list[tuple[tuple[int, int], _Choice]] = []
+    for i, f in ranked:
+        if not _has_video_stream(f):
+            continue
+        if _has_audio(f) or not audio_only:
+            scored.append(((i, -1), _Choice(_text(f, "format_id") or "", _size(f), (f,))))
+            continue
+        for j, a in audio_only:
+            sizes = (_size(f), _size(a))
+            total = None if None in sizes else sum(s for s in sizes if s is not None)
+            ids = f"{_text(f, 'format_id')}+{_text(a, 'format_id')}"
+            scored.append(((i, j), _Choice(ids, total, (f, a))))
+    scored.sort(key=lambda pair: pair[0], reverse=True)
+    return [choice for _, choice in scored if SAFE_FORMAT_ID.fullmatch(choice.format_id)]
+
+
+def _usable(f: Entry) -> bool:
+    return not f.get("has_drm") and _text(f, "protocol") != "mhtml" and bool(_text(f, "format_id"))
+
+
+def _has_video_stream(f: Entry) -> bool:
+    # vcodec None means "not known", which yt-dlp treats as possibly video (a direct .mp4 link).
+    return _text(f, "vcodec") != "none" and _text(f, "ext") not in _IMAGE_EXTS
+
+
+def _has_audio(f: Entry) -> bool:
+    return _text(f, "acodec") not in (None, "none")
+
+
+def _size(f: Entry) -> int | None:
+    for key in ("filesize", "filesize_approx"):
+        value = _number(f, key)
+        if value is not None and value > 0:
+            return int(value)
+    return None
+
+
+def _json_object(line: str) -> dict[str, Any] | None:
+    if not line.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _text(f: Entry, key: str) -> str | None:
+    value = f.get(key)
+    if value is None:
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def _number(f: Entry, key: str) -> float | None:
+    value = f.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _int(f: Entry, key: str) -> int | None:
+    value = _number(f, key)
+    return int(value) if value is not None else None

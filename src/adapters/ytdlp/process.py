@@ -1,0 +1,200 @@
+"""Child processes that can always be stopped: each runs in its own session, so a timeout, a
+cancellation or a shutdown signals the whole process group (yt-dlp and the ffmpeg it starts).
+
+A stop is SIGTERM to the group, a short grace, then SIGKILL to the group — the SIGKILL goes even
+when the leader left on SIGTERM, because a grandchild may have ignored it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+
+LineSink = Callable[[str], None]
+STDERR_TAIL_BYTES = 64 * 1024
+_READ_CHUNK = 64 * 1024
+_PIPE_DRAIN_SECONDS = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    exit_code: int | None
+    signal: int | None
+    stderr_tail: str
+    timed_out_after: float | None = None
+    aborted: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.aborted and self.timed_out_after is None
+
+
+class TailBuffer:
+    """The last `limit` bytes of a stream of lines, cut at a line boundary."""
+
+    def __init__(self, limit: int = STDERR_TAIL_BYTES) -> None:
+        self._limit = limit
+        self._lines: deque[str] = deque()
+        self._size = 0
+
+    def add(self, line: str) -> None:
+        encoded = len(line.encode()) + 1
+        if encoded > self._limit:
+            line = line.encode()[-(self._limit - 1) :].decode(errors="ignore")
+            encoded = len(line.encode()) + 1
+        self._lines.append(line)
+        self._size += encoded
+        while self._size > self._limit:
+            self._size -= len(self._lines.popleft().encode()) + 1
+
+    def text(self) -> str:
+        return "".join(line + "\n" for line in self._lines)
+
+
+class ChildProcesses:
+    """Runs child processes and stops them; `shutdown()` aborts the live ones and every later one."""
+
+    def __init__(self, kill_grace_seconds: float = 2.0) -> None:
+        self._grace = kill_grace_seconds
+        self._live: set[asyncio.subprocess.Process] = set()
+        self._aborted: set[int] = set()
+        self._shutting_down = False
+
+    @property
+    def live_pids(self) -> list[int]:
+        return [p.pid for p in self._live]
+
+    @property
+    def shutting_down(self) -> bool:
+        return self._shutting_down
+
+    async def run(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None,
+        timeout: float,
+        on_stdout: LineSink,
+        on_stderr: LineSink,
+    ) -> Exit:
+        if self._shutting_down:
+            return Exit(None, None, "", aborted=True)
+        tail = TailBuffer()
+
+        def stderr_line(line: str) -> None:
+            tail.add(line)
+            on_stderr(line)
+
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=dict(env) if env is not None else None,
+                start_new_session=True,
+            )
+        except OSError as e:
+            return Exit(None, None, f"ERROR: could not start {argv[0]}: {e}\n")
+        self._live.add(proc)
+        try:
+            timed_out = await self._wait(proc, timeout, on_stdout, stderr_line)
+        finally:
+            self._live.discard(proc)
+        aborted = proc.pid in self._aborted
+        self._aborted.discard(proc.pid)
+        code = proc.returncode
+        return Exit(
+            exit_code=code if code is not None and code >= 0 else None,
+            signal=-code if code is not None and code < 0 else None,
+            stderr_tail=tail.text(),
+            timed_out_after=timeout if timed_out and not aborted else None,
+            aborted=aborted,
+        )
+
+    async def shutdown(self) -> None:
+        """Stop every live child (their runs return `aborted`) and refuse new ones."""
+        self._shutting_down = True
+        live = list(self._live)
+        self._aborted.update(p.pid for p in live)
+        await asyncio.gather(*(self._stop(p) for p in live))
+
+    async def _wait(
+        self, proc: asyncio.subprocess.Process, timeout: float, on_stdout: LineSink, on_stderr: LineSink
+    ) -> bool:
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        pumps = asyncio.gather(_pump(proc.stdout, on_stdout), _pump(proc.stderr, on_stderr))
+        try:
+            async with asyncio.timeout(timeout):
+                await proc.wait()
+                await pumps
+        except TimeoutError:
+            await self._stop(proc)
+            await _drain(pumps)
+            return True
+        except BaseException:
+            # Cancelled (or a bug): the child must not outlive the caller.
+            await self._stop(proc)
+            await _drain(pumps)
+            raise
+        return False
+
+    async def _stop(self, proc: asyncio.subprocess.Process) -> None:
+        _signal_group(proc.pid, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(asyncio.shield(proc.wait()), self._grace)
+        except (TimeoutError, asyncio.CancelledError):
+            pass
+        finally:
+            _signal_group(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.shield(proc.wait())
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+async def _drain(pumps: asyncio.Future[tuple[None, None]]) -> None:
+    """Give the readers a bounded moment to see EOF once the group is dead, then drop them."""
+    try:
+        await asyncio.wait_for(asyncio.shield(pumps), _PIPE_DRAIN_SECONDS)
+    except (TimeoutError, asyncio.CancelledError):
+        pumps.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pumps
+
+
+async def _pump(stream: asyncio.StreamReader, sink: LineSink) -> None:
+    """Every line of `stream` to `sink`, however long the line (a --dump-json line can be MBs)."""
+    partial: list[bytes] = []
+    while chunk := await stream.read(_READ_CHUNK):
+        first, *rest = chunk.split(b"\n")
+        partial.append(first)
+        if not rest:
+            continue
+        _deliver(sink, b"".join(partial))
+        *complete, last = rest
+        for line in complete:
+            _deliver(sink, line)
+        partial = [last]
+    if any(partial):
+        _deliver(sink, b"".join(partial))
+
+
+def _deliver(sink: LineSink, raw: bytes) -> None:
+    try:
+        sink(raw.decode(errors="replace").rstrip("\r"))
+    except Exception:
+        # A caller's progress or output callback failing must not strand the child process.
+        log.exception("output callback failed")

@@ -1,0 +1,147 @@
+"""The child-process runner under yt-dlp, with small real Python children."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import textwrap
+import uuid
+
+import pytest
+
+from adapters.ytdlp.process import STDERR_TAIL_BYTES, ChildProcesses, Exit, TailBuffer
+from entrypoints.testkit.procs import pids_mentioning
+
+
+async def run_python(
+    code: str, *args: str, timeout: float = 20.0, grace: float = 1.0
+) -> tuple[Exit, list[str]]:
+    out: list[str] = []
+    exit_ = await ChildProcesses(grace).run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        env=None,
+        timeout=timeout,
+        on_stdout=out.append,
+        on_stderr=lambda _: None,
+    )
+    return exit_, out
+
+
+def test_the_tail_keeps_the_last_64_kib_cut_at_a_line_boundary() -> None:
+    tail = TailBuffer()
+    lines = [f"{i:05d} " + "x" * 1000 for i in range(300)]
+    for line in lines:
+        tail.add(line)
+    text = tail.text()
+    assert len(text.encode()) <= STDERR_TAIL_BYTES
+    assert len(text.encode()) > STDERR_TAIL_BYTES - 1100
+    kept = text.splitlines()
+    assert kept == lines[-len(kept) :]
+
+
+def test_one_huge_line_keeps_its_end() -> None:
+    tail = TailBuffer(limit=100)
+    tail.add("a" * 500 + "END")
+    assert tail.text().endswith("END\n")
+    assert len(tail.text().encode()) <= 100
+
+
+async def test_a_long_stderr_keeps_only_its_tail_and_the_final_error_line() -> None:
+    exit_, _ = await run_python(
+        """
+        import sys
+        for i in range(400):
+            print(f"[debug] noise line {i:04d} " + "y" * 900, file=sys.stderr)
+        print("ERROR: the last word", file=sys.stderr)
+        sys.exit(1)
+        """
+    )
+    assert exit_.exit_code == 1
+    assert not exit_.ok
+    assert len(exit_.stderr_tail.encode()) <= STDERR_TAIL_BYTES
+    assert exit_.stderr_tail.endswith("ERROR: the last word\n")
+    assert exit_.stderr_tail.startswith("[debug] noise line ")
+
+
+async def test_a_multi_megabyte_stdout_line_arrives_whole() -> None:
+    exit_, out = await run_python('import sys; sys.stdout.write("{" + "z" * 5_000_000 + "}\\nnext\\n")')
+    assert exit_.ok
+    assert [len(line) for line in out] == [5_000_002, 4]
+
+
+async def test_a_failing_callback_does_not_strand_the_child() -> None:
+    seen: list[str] = []
+
+    def explode(line: str) -> None:
+        seen.append(line)
+        raise RuntimeError("callback bug")
+
+    exit_ = await ChildProcesses().run(
+        [sys.executable, "-c", "print('one'); print('two')"],
+        env=None,
+        timeout=20,
+        on_stdout=explode,
+        on_stderr=lambda _: None,
+    )
+    assert exit_.ok
+    assert seen == ["one", "two"]
+
+
+async def test_a_signal_death_is_reported_as_the_signal() -> None:
+    exit_, _ = await run_python("import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
+    assert exit_.signal == signal.SIGKILL
+    assert exit_.exit_code is None
+    assert exit_.timed_out_after is None
+
+
+async def test_a_timeout_kills_the_whole_tree_even_a_grandchild_that_ignores_sigterm() -> None:
+    marker = f"vidrelay-test-{uuid.uuid4().hex}"
+    exit_, out = await run_python(
+        """
+        import subprocess, sys, time
+        grandchild = (
+            "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('ready', flush=True); "
+            "time.sleep(60)"
+        )
+        subprocess.Popen([sys.executable, "-c", grandchild, sys.argv[1]])
+        time.sleep(60)
+        """,
+        marker,
+        timeout=1.5,
+        grace=0.5,
+    )
+    assert exit_.timed_out_after == 1.5
+    assert not exit_.aborted
+    assert out == ["ready"]
+    assert pids_mentioning(marker) == []
+
+
+async def test_a_spawn_failure_is_a_failure_not_an_exception() -> None:
+    exit_ = await ChildProcesses().run(
+        ["/nonexistent/yt-dlp"], env=None, timeout=5, on_stdout=lambda _: None, on_stderr=lambda _: None
+    )
+    assert not exit_.ok
+    assert exit_.stderr_tail.startswith("ERROR: could not start /nonexistent/yt-dlp")
+
+
+async def test_after_shutdown_nothing_is_spawned() -> None:
+    children = ChildProcesses()
+    await children.shutdown()
+    marker = f"vidrelay-test-{uuid.uuid4().hex}"
+    exit_ = await children.run(
+        [sys.executable, "-c", "import time; time.sleep(30)", marker],
+        env=None,
+        timeout=5,
+        on_stdout=lambda _: None,
+        on_stderr=lambda _: None,
+    )
+    assert exit_.aborted
+    assert pids_mentioning(marker) == []
+
+
+@pytest.mark.parametrize("limit", [10, 100, 1000])
+def test_the_tail_never_exceeds_its_limit(limit: int) -> None:
+    tail = TailBuffer(limit)
+    for i in range(200):
+        tail.add("é" * (i % 37))
+        assert len(tail.text().encode()) <= limit
