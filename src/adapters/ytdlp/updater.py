@@ -1,0 +1,340 @@
+"""yt-dlp self-update: a versioned install beside the running one, switched by one rename.
+
+Layout under the data folder, the same one the locator resolves:
+
+    ytdlp/versions/<version>/    `pip install --target` of one yt-dlp release
+    ytdlp/current                symlink -> versions/<version>
+
+A release is installed under a hidden name, verified (`python -m yt_dlp --version` with that
+directory on PYTHONPATH), renamed to its version, and only then selected: a new symlink is made
+under a temporary name and `os.replace`d over `current`. The link is never missing and never
+points at a half-written install; a download spawned before the switch resolved the old
+directory and keeps it. Any failure keeps the current version and removes what it made.
+The previous version stays (a running download may still import from it); older ones go.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.metadata
+import json
+import logging
+import os
+import re
+import secrets
+import shutil
+import signal
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from ports.media import UpdateOutcome, Updater
+
+log = logging.getLogger("vidrelay.ytdlp.updater")
+
+Channel = Literal["stable", "nightly"]
+
+PACKAGE = "yt-dlp"
+VERSIONS_DIR = "versions"
+CURRENT_LINK = "current"
+_INSTALLING_PREFIX = ".installing-"
+_DISCARDED_PREFIX = ".discarded-"
+_LINK_PREFIX = ".current-"
+_SAFE_VERSION = re.compile(r"[0-9][0-9A-Za-z.+_-]*")
+_TAIL_CHARS = 2000
+
+
+class _StepFailed(Exception):
+    """One step of an update failed; the current version stays."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Ran:
+    exit_code: int | None
+    stdout: str
+    stderr: str
+
+
+def release_of(version: str) -> tuple[int, ...]:
+    """The numeric release: `2025.01.12` (what yt-dlp prints) and `2025.1.12` (what pip says) match,
+    as do a nightly's `2025.01.12.232754` and `2025.1.12.232754.dev0`."""
+    words = version.strip().lstrip("v").split()
+    numbers: list[int] = []
+    for part in (words[0] if words else "").split("."):
+        if not part.isdigit():
+            break
+        numbers.append(int(part))
+    while numbers and numbers[-1] == 0:
+        numbers.pop()
+    return tuple(numbers)
+
+
+def packaged_version() -> str | None:
+    """The yt-dlp installed with vidrelay, which runs while no versioned install is selected."""
+    try:
+        return importlib.metadata.version(PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+class YtDlpUpdater(Updater):
+    def __init__(
+        self,
+        data_dir: Path | str,
+        *,
+        channel: Channel = "stable",
+        pip_args: Sequence[str] = (),
+        python: str = sys.executable,
+        pip_command: Sequence[str] | None = None,
+        check_timeout: float = 120.0,
+        install_timeout: float = 600.0,
+        verify_timeout: float = 60.0,
+    ) -> None:
+        """`pip_args` choose the package index (`--index-url URL`, `--find-links DIR --no-index`,
+        `--isolated`, ...); without them pip's own configuration decides. `channel="nightly"` lets
+        pre-releases count. `pip_command` defaults to `python -m pip`."""
+        if channel not in ("stable", "nightly"):
+            raise ValueError(f"unknown yt-dlp channel: {channel!r}")
+        self._root = Path(data_dir) / "ytdlp"
+        self._channel = channel
+        self._pip_args = tuple(pip_args)
+        self._python = python
+        self._pip = tuple(pip_command) if pip_command is not None else (python, "-m", "pip")
+        self._check_timeout = check_timeout
+        self._install_timeout = install_timeout
+        self._verify_timeout = verify_timeout
+        self._inflight: asyncio.Future[UpdateOutcome] | None = None
+
+    @property
+    def versions_dir(self) -> Path:
+        return self._root / VERSIONS_DIR
+
+    @property
+    def current_link(self) -> Path:
+        return self._root / CURRENT_LINK
+
+    async def current_version(self) -> str | None:
+        selected = self._selected_dir()
+        return selected.name if selected is not None else packaged_version()
+
+    def _selected_dir(self) -> Path | None:
+        link = self.current_link
+        return Path(os.path.realpath(link)) if link.exists() else None
+
+    async def update(self) -> UpdateOutcome:
+        """Single flight: a call while an update runs gets that update's outcome."""
+        if self._inflight is not None:
+            return await asyncio.shield(self._inflight)
+        inflight: asyncio.Future[UpdateOutcome] = asyncio.get_running_loop().create_future()
+        self._inflight = inflight
+        try:
+            outcome = await self._update()
+        except asyncio.CancelledError:
+            inflight.set_result(UpdateOutcome(False, None, None, error="update cancelled"))
+            raise
+        except Exception as e:
+            log.exception("yt-dlp update: unexpected error; keeping the current version")
+            outcome = UpdateOutcome(False, None, None, error=f"unexpected error: {e}")
+        finally:
+            self._inflight = None
+        inflight.set_result(outcome)
+        return outcome
+
+    async def _update(self) -> UpdateOutcome:
+        before = await self.current_version()
+        try:
+            await asyncio.to_thread(self._remove_leftovers)
+            latest = await self._latest()
+            if before is not None and release_of(latest) <= release_of(before):
+                log.info("yt-dlp %s is up to date (%s channel)", before, self._channel)
+                return UpdateOutcome(False, before, before)
+            previous = self._selected_dir()
+            installed = await self._install(latest)
+        except (_StepFailed, OSError) as e:
+            log.warning("yt-dlp update failed, keeping %s: %s", before or "the packaged yt-dlp", e)
+            return UpdateOutcome(False, before, before, error=str(e))
+        log.info("yt-dlp updated: %s -> %s (%s channel)", before, latest, self._channel)
+        keep = {installed.name} | ({previous.name} if previous is not None else set())
+        try:
+            await asyncio.to_thread(self._prune, keep)
+        except OSError:
+            log.warning("yt-dlp update: could not remove old versions", exc_info=True)
+        return UpdateOutcome(True, before, latest)
+
+    # Steps ------------------------------------------------------------------------------------
+
+    async def _latest(self) -> str:
+        """The newest release the index offers on this channel (pip's resolver, nothing installed)."""
+        ran = await self._run_pip(
+            "install",
+            "--dry-run",
+            "--ignore-installed",
+            "--report",
+            "-",
+            *(["--pre"] if self._channel == "nightly" else []),
+            PACKAGE,
+            timeout=self._check_timeout,
+            what="version check",
+        )
+        try:
+            report = json.loads(ran.stdout)
+            version = next(
+                str(item["metadata"]["version"])
+                for item in report["install"]
+                if _canonical(str(item["metadata"]["name"])) == PACKAGE
+            )
+        except (ValueError, KeyError, TypeError, StopIteration) as e:
+            raise _StepFailed(f"version check: unreadable pip report ({e!r})") from e
+        if not _SAFE_VERSION.fullmatch(version) or not release_of(version):
+            raise _StepFailed(f"version check: refusing version {version!r}")
+        return version
+
+    async def _install(self, version: str) -> Path:
+        staged = self.versions_dir / f"{_INSTALLING_PREFIX}{version}-{secrets.token_hex(4)}"
+        try:
+            await asyncio.to_thread(self.versions_dir.mkdir, parents=True, exist_ok=True)
+            await self._run_pip(
+                "install",
+                "--target",
+                str(staged),
+                f"{PACKAGE}=={version}",
+                timeout=self._install_timeout,
+                what="install",
+            )
+            await self._verify(staged, version)
+            installed = await asyncio.to_thread(self._settle, staged, version)
+            await asyncio.to_thread(self._switch_to, installed)
+        except BaseException:
+            await asyncio.shield(asyncio.to_thread(_remove_tree, staged))
+            raise
+        return installed
+
+    async def _verify(self, install: Path, version: str) -> None:
+        ran = await self._run(
+            (self._python, "-m", "yt_dlp", "--version"),
+            env=_env_with_pythonpath(install),
+            cwd=install,
+            timeout=self._verify_timeout,
+            what="verify",
+        )
+        printed = ran.stdout.strip()
+        if release_of(printed) != release_of(version):
+            raise _StepFailed(f"verify: the new install prints {printed[:80]!r}, expected {version}")
+
+    def _settle(self, staged: Path, version: str) -> Path:
+        """Give the verified install its version's name (an unselected leftover of that name goes)."""
+        final = self.versions_dir / version
+        if final == self._selected_dir():
+            raise _StepFailed(f"install: {version} is the selected version already")
+        if final.exists() or final.is_symlink():
+            discarded = self.versions_dir / f"{_DISCARDED_PREFIX}{version}-{secrets.token_hex(4)}"
+            final.rename(discarded)
+            _remove_tree(discarded)
+        staged.rename(final)
+        return final
+
+    def _switch_to(self, install: Path) -> None:
+        temporary = self._root / f"{_LINK_PREFIX}{secrets.token_hex(4)}"
+        try:
+            temporary.symlink_to(Path(VERSIONS_DIR) / install.name)
+            os.replace(temporary, self.current_link)
+        except OSError:
+            temporary.unlink(missing_ok=True)
+            _remove_tree(install)
+            raise
+
+    def _prune(self, keep: set[str]) -> None:
+        for entry in self.versions_dir.iterdir():
+            if entry.name not in keep and not entry.name.startswith("."):
+                log.info("yt-dlp update: removing old version %s", entry.name)
+                _remove_tree(entry)
+
+    def _remove_leftovers(self) -> None:
+        """Hidden names are work in progress of an update; none runs now, so they are garbage."""
+        leftovers = [
+            *(self._root.glob(f"{_LINK_PREFIX}*")),
+            *(self.versions_dir.glob(f"{_INSTALLING_PREFIX}*")),
+            *(self.versions_dir.glob(f"{_DISCARDED_PREFIX}*")),
+        ]
+        for leftover in leftovers:
+            _remove_tree(leftover)
+
+    # Child processes --------------------------------------------------------------------------
+
+    async def _run_pip(self, *args: str, timeout: float, what: str) -> _Ran:
+        argv = (
+            *self._pip,
+            args[0],
+            "--no-input",
+            "--disable-pip-version-check",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+            *self._pip_args,
+            *args[1:],
+        )
+        return await self._run(argv, env=None, cwd=None, timeout=timeout, what=what)
+
+    async def _run(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None,
+        cwd: Path | None,
+        timeout: float,
+        what: str,
+    ) -> _Ran:
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=dict(env) if env is not None else None,
+                cwd=cwd,
+                start_new_session=True,
+            )
+        except OSError as e:
+            raise _StepFailed(f"{what}: could not start {argv[0]}: {e}") from e
+        try:
+            async with asyncio.timeout(timeout):
+                out, err = await proc.communicate()
+        except TimeoutError:
+            await _kill(proc)
+            raise _StepFailed(f"{what}: timed out after {timeout:g} s") from None
+        except BaseException:
+            await _kill(proc)
+            raise
+        ran = _Ran(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
+        if ran.exit_code != 0:
+            tail = (ran.stderr.strip() or ran.stdout.strip())[-_TAIL_CHARS:]
+            raise _StepFailed(f"{what}: exit status {ran.exit_code}: {tail}")
+        return ran
+
+
+async def _kill(proc: asyncio.subprocess.Process) -> None:
+    """The whole process group: pip may have started children of its own."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.shield(proc.wait())
+
+
+def _env_with_pythonpath(install: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(install)
+    return env
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _remove_tree(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink(missing_ok=True)
+    elif path.exists():
+        shutil.rmtree(path, ignore_errors=True)
