@@ -14,11 +14,11 @@ from returns.result import Failure, Success
 
 from adapters.ffmpeg import FfprobeProber
 from adapters.ytdlp import YtDlpCommand, YtDlpDownloader, YtDlpLocator
-from adapters.ytdlp.downloader import INFO_JSON_NAME
+from adapters.ytdlp.downloader import INFO_JSON_NAME, MAX_ENTRIES
 from adapters.ytdlp.progress import MARKER
 from core.classify import FailureKind, classify_ytdlp
 from entrypoints.testkit.procs import pids_mentioning
-from entrypoints.testkit.video_server import Trickle, VideoServer
+from entrypoints.testkit.video_server import Body, FailThen, Trickle, VideoServer, html_page
 from ports.media import Progress, ToolFailure, VideoInfo
 
 from .conftest import CLOUD_LIMIT, direct_info, names_in, wait_until
@@ -88,15 +88,49 @@ async def test_a_page_with_a_video_tag_downloads_through_the_generic_extractor(
     assert video_server.hits("/clips/short.mp4") == 1
 
 
+async def test_a_post_with_many_videos_yields_one_more_than_the_cap_and_each_entry_downloads(
+    ytdlp: YtDlpDownloader, video_server: VideoServer, staging: Path
+) -> None:
+    clips = ["short", "medium"] * 6
+    videos = "".join(f'<video src="/clips/{name}.mp4?n={i}"></video>' for i, name in enumerate(clips))
+    video_server.set_route("/pages/many.html", html_page("Many", videos))
+
+    result = await ytdlp.scrape(video_server.url("/pages/many.html"), timeout=SCRAPE_TIMEOUT)
+
+    infos = result.unwrap()
+    assert len(infos) == MAX_ENTRIES + 1
+    assert len({i.id for i in infos}) == len(infos)
+    assert {i.playlist_title for i in infos} == {"Many"}
+    assert all(i.has_video for i in infos)
+    path = (await ytdlp.download(infos[1], staging, timeout=SCRAPE_TIMEOUT)).unwrap()
+    assert sha256(path) == sha256(video_server.clip("medium"))
+
+
+async def test_a_flaky_video_host_is_retried_by_yt_dlp_within_one_attempt(
+    ytdlp: YtDlpDownloader, video_server: VideoServer, staging: Path
+) -> None:
+    served = Body(video_server.clip("short").read_bytes(), "video/mp4")
+    video_server.set_route("/faults/flaky.mp4", FailThen(503, times=2, then=served))
+
+    path = (
+        await ytdlp.download(direct_info(video_server, "/faults/flaky.mp4"), staging, timeout=60)
+    ).unwrap()
+
+    assert sha256(path) == sha256(video_server.clip("short"))
+    assert [r.status for r in video_server.requests if r.path == "/faults/flaky.mp4"] == [503, 503, 200]
+
+
 async def test_the_long_clip_reports_its_duration_before_and_after_download(
     ytdlp: YtDlpDownloader, video_server: VideoServer, staging: Path
 ) -> None:
-    info = await scrape_one(ytdlp, video_server.url("/clips/long.mp4"))
-    assert info.duration is None  # a direct link tells no duration: the caller probes after download
+    info = await scrape_one(ytdlp, video_server.url("/pages/long-with-duration.html"))
+    assert info.duration == 1500
+    assert info.title == "A long test video"
     path = (await ytdlp.download(info, staging, timeout=SCRAPE_TIMEOUT)).unwrap()
     probe = await FfprobeProber().probe(path)
     assert probe is not None
     assert probe.duration == pytest.approx(1500, abs=1)
+    assert sha256(path) == sha256(video_server.clip("long"))
 
 
 async def test_timeout_kills_a_stalled_download_leaving_no_process(

@@ -5,7 +5,8 @@ Every path's behaviour is set from code (`set_route`), every request is recorded
 
     /clips/<name>.mp4        each clip of `clips.DEFAULT_CLIPS` (short, medium, long)
     /pages/video.html        an HTML page with a <video> tag (the generic extractor finds it)
-    /pages/long.html         the same, embedding the 25-minute clip
+    /pages/long.html         the same, embedding the 25-minute clip (duration known only after download)
+    /pages/long-with-duration.html  the 25-minute clip behind schema.org JSON-LD: the scrape says 1500 s
     /pages/no-video.html     an HTML page without any video
     /status/<code>           an HTML error page with that status, e.g. /status/404, 403, 410, 503
     /faults/stall.mp4        video headers sent, then no byte of the body
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +31,7 @@ from typing import Self, TypeAlias
 
 from aiohttp import web
 
-from entrypoints.testkit.clips import DEFAULT_CLIPS, ensure_clips
+from entrypoints.testkit.clips import DEFAULT_CLIPS, LONG, ensure_clips
 
 HOST = "127.0.0.1"
 _MAX_STALL_SECONDS = 120.0
@@ -95,9 +97,9 @@ class RequestRecord:
     status: int | None
 
 
-def html_page(title: str, body: str = "") -> Body:
+def html_page(title: str, body: str = "", head: str = "") -> Body:
     return Body(
-        f"<!DOCTYPE html><html><head><title>{title}</title></head><body>{body}</body></html>".encode()
+        f"<!DOCTYPE html><html><head><title>{title}</title>{head}</head><body>{body}</body></html>".encode()
     )
 
 
@@ -108,6 +110,22 @@ def status_page(status: int) -> Body:
 def video_page(clip_path: str, title: str = "A test video") -> Body:
     video = f'<video controls><source src="{clip_path}" type="video/mp4"></video>'
     return html_page(title, f"<h1>{title}</h1>{video}")
+
+
+def json_ld_video_page(content_url: str, title: str, seconds: int) -> Body:
+    """A page whose schema.org VideoObject tells the duration: yt-dlp's scrape reports it before any
+    download (an absolute `content_url` is needed for the generic extractor to take it)."""
+    minutes, rest = divmod(seconds, 60)
+    ld = {
+        "@context": "https://schema.org",
+        "@type": "VideoObject",
+        "name": title,
+        "duration": f"PT{minutes}M{rest}S",
+        "contentUrl": content_url,
+        "uploadDate": "2024-01-01",
+    }
+    script = f'<script type="application/ld+json">{json.dumps(ld)}</script>'
+    return html_page(title, f"<h1>{title}</h1>", head=script)
 
 
 def free_port() -> int:
@@ -139,7 +157,6 @@ class VideoServer:
 
     async def start(self) -> None:
         self._clips = await ensure_clips(self._clips_dir, DEFAULT_CLIPS)
-        self.reset()
         app = web.Application()
         app.router.add_route("*", "/{tail:.*}", self._handle)
         self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=1.0)
@@ -149,6 +166,7 @@ class VideoServer:
         server = site._server  # aiohttp has no public way to read a port-0 bind
         assert isinstance(server, asyncio.Server)
         self._port = server.sockets[0].getsockname()[1]
+        self.reset()  # some default pages carry absolute URLs, so they need the port
 
     async def stop(self) -> None:
         self._stopping.set()
@@ -209,6 +227,9 @@ class VideoServer:
         routes |= {f"/status/{code}": status_page(code) for code in (400, 403, 404, 410, 429, 500, 503)}
         routes["/pages/video.html"] = video_page("/clips/short.mp4")
         routes["/pages/long.html"] = video_page("/clips/long.mp4", "A long test video")
+        routes["/pages/long-with-duration.html"] = json_ld_video_page(
+            self.url("/clips/long.mp4"), "A long test video", int(LONG.seconds)
+        )
         routes["/pages/no-video.html"] = html_page("Just text", "<p>No video here, only words.</p>")
         routes["/faults/stall.mp4"] = Stall()
         routes["/faults/stall.html"] = Stall(content_type="text/html")
