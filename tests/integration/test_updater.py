@@ -396,14 +396,59 @@ async def test_an_unusable_index_keeps_the_current_version(
 async def test_a_hung_pip_is_killed_at_its_timeout(make_updater: MakeUpdater, tmp_path: Path) -> None:
     pid_file = tmp_path / "pip.pid"
     hang = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
-    updater = make_updater(pip_command=(sys.executable, "-c", hang), check_timeout=1.0)
+    # The timeout outlasts the start of the child, so the pid is written before it is killed.
+    updater = make_updater(pip_command=(sys.executable, "-c", hang), check_timeout=5.0)
 
     outcome = await updater.update()
 
-    assert outcome.error == "version check: timed out after 1 s"
+    assert outcome.error == "version check: timed out after 5 s"
     assert not outcome.changed
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid_file.read_text()), 0)
+
+
+HANGING_INSTALL = """\
+import os
+import sys
+import time
+
+args = sys.argv[1:]
+if "--target" in args:
+    target = args[args.index("--target") + 1]
+    os.makedirs(os.path.join(target, "yt_dlp"))
+    with open(os.environ["PIP_HANG_PID"] + ".tmp", "w") as f:
+        f.write(str(os.getpid()))
+    os.replace(os.environ["PIP_HANG_PID"] + ".tmp", os.environ["PIP_HANG_PID"])
+    time.sleep(60)
+os.execv(sys.executable, [sys.executable, "-m", "pip", *args])
+"""
+
+
+async def test_a_cancelled_update_kills_pip_removes_the_half_made_install_and_keeps_the_version(
+    make_updater: MakeUpdater, index: Path, data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    publish(index, V1)
+    await make_updater().update()
+    publish(index, V2)
+    pid_file = tmp_path / "hanging-pip.pid"
+    monkeypatch.setenv("PIP_HANG_PID", str(pid_file))
+    script = tmp_path / "hanging_pip.py"
+    script.write_text(HANGING_INSTALL)
+    updater = make_updater(pip_command=(sys.executable, str(script)))
+    updating = asyncio.create_task(updater.update())
+    await asyncio.to_thread(wait_for_file, pid_file)
+
+    updating.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await updating
+
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
+    assert selected(data) == f"versions/{V1}"
+    assert versions(data) == {V1}
+    assert hidden_leftovers(data) == []
+    pid_file.unlink()
+    assert (await make_updater().update()).version_after == V2
 
 
 async def test_leftovers_of_a_crashed_update_are_removed_by_the_next_one(
