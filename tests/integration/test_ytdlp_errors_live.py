@@ -4,12 +4,18 @@ Scrape cases with an http URL and no extra options go through the adapter (YtDlp
 the classes of a 404, 403, 410 and 503 page, a page without video and a refused connection are
 asserted end to end; the rest run yt-dlp with the options they were captured with. The class must
 hold with any yt-dlp; the exact line is also compared when the yt-dlp is the one that printed it.
+
+All cases run once, four at a time, on their own event loop (a yt-dlp start costs about a second
+of CPU); each case is then asserted by its own test.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,29 +29,30 @@ from core.classify import FailureKind, classify_ytdlp, error_lines
 from entrypoints.testkit.video_server import VideoServer, free_port
 from ports.media import ToolFailure
 
-from .conftest import direct_entry
+from .conftest import CLIPS_DIR, CLOUD_LIMIT, direct_entry
 
 pytestmark = pytest.mark.slow
 
 FIXTURE = Path(__file__).parents[1] / "unit" / "fixtures" / "ytdlp_errors.json"
 _DATA = json.loads(FIXTURE.read_text(encoding="utf-8"))
-CAPTURED = [case for case in _DATA["lines"] if case["source"] == "captured"]
+CAPTURED: list[dict[str, Any]] = [case for case in _DATA["lines"] if case["source"] == "captured"]
+_AT_ONCE = 4
 
 
-def _id(case: dict[str, Any]) -> str:
+@dataclass(frozen=True)
+class Replay:
+    failure: ToolFailure | None
+    expected_line: str
+
+
+def _key(case: dict[str, Any]) -> str:
     scenario = case["scenario"]
     return (
         f"{'scrape' if 'scrape' in scenario else 'download'}:{scenario.get('scrape') or scenario['download']}"
     )
 
 
-def _url(server: VideoServer, target: str, closed_port: int) -> str:
-    if target == "closed-port":
-        return f"http://127.0.0.1:{closed_port}/video.mp4"
-    return server.url(target) if target.startswith("/") else target
-
-
-async def _raw_ytdlp(args: list[str]) -> ToolFailure:
+async def _raw_ytdlp(args: list[str]) -> ToolFailure | None:
     exit_ = await ChildProcesses().run(
         [sys.executable, "-m", "yt_dlp", "--ignore-config", "--no-warnings", *args],
         env=None,
@@ -53,45 +60,56 @@ async def _raw_ytdlp(args: list[str]) -> ToolFailure:
         on_stdout=lambda _: None,
         on_stderr=lambda _: None,
     )
-    assert not exit_.ok, "yt-dlp succeeded where the fixture says it fails"
-    return ToolFailure(exit_.stderr_tail, exit_.exit_code, exit_.signal)
+    return None if exit_.ok else ToolFailure(exit_.stderr_tail, exit_.exit_code, exit_.signal)
 
 
-@pytest.mark.parametrize("case", CAPTURED, ids=_id)
-async def test_a_captured_failure_still_fails_the_same_way(
-    case: dict[str, Any], ytdlp: YtDlpDownloader, video_server: VideoServer, tmp_path: Path
-) -> None:
+async def _replay(case: dict[str, Any], server: VideoServer, ytdlp: YtDlpDownloader, work: Path) -> Replay:
     scenario = case["scenario"]
     closed_port = free_port()
     extra: list[str] = scenario.get("args", [])
+    expected = case["line"].replace("{port}", str(server.port)).replace("{closed_port}", str(closed_port))
     if "scrape" in scenario:
-        url = _url(video_server, scenario["scrape"], closed_port)
+        target = scenario["scrape"]
+        url = f"http://127.0.0.1:{closed_port}/video.mp4" if target == "closed-port" else target
+        url = server.url(url) if url.startswith("/") else url
         if not extra and url.startswith("http://127.0.0.1"):
             result = await ytdlp.scrape(url, timeout=60)
-            assert isinstance(result, Failure), result
-            failure = result.failure()
-        else:
-            failure = await _raw_ytdlp([*extra, "--dump-json", "--", url])
-    else:
-        url = video_server.url(scenario["download"])
-        info = direct_entry(url, "clip")
-        (tmp_path / "info.json").write_text(json.dumps(info))
-        failure = await _raw_ytdlp(
-            [
-                *extra,
-                "--load-info-json",
-                str(tmp_path / "info.json"),
-                "-P",
-                str(tmp_path),
-                "-o",
-                "%(id)s.%(ext)s",
-            ]
-        )
+            return Replay(result.failure() if isinstance(result, Failure) else None, expected)
+        return Replay(await _raw_ytdlp([*extra, "--dump-json", "--", url]), expected)
+    folder = Path(tempfile.mkdtemp(dir=work))
+    info = folder / "info.json"
+    info.write_text(json.dumps(direct_entry(server.url(scenario["download"]), "clip")))
+    args = [*extra, "--load-info-json", str(info), "-P", str(folder), "-o", "%(id)s.%(ext)s"]
+    return Replay(await _raw_ytdlp(args), expected)
 
+
+async def _replay_all(work: Path) -> dict[str, Replay]:
+    ytdlp = YtDlpDownloader(max_filesize_bytes=CLOUD_LIMIT, concurrency=_AT_ONCE)
+    slots = asyncio.Semaphore(_AT_ONCE)
+
+    async def one(case: dict[str, Any]) -> Replay:
+        async with slots:
+            return await _replay(case, server, ytdlp, work)
+
+    async with VideoServer(CLIPS_DIR) as server:
+        replays = await asyncio.gather(*(one(case) for case in CAPTURED))
+    await ytdlp.shutdown()
+    return {_key(case): replay for case, replay in zip(CAPTURED, replays, strict=True)}
+
+
+@pytest.fixture(scope="module")
+def replays(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Replay]:
+    return asyncio.run(_replay_all(tmp_path_factory.mktemp("replays")))
+
+
+@pytest.mark.parametrize("case", CAPTURED, ids=_key)
+def test_a_captured_failure_still_fails_the_same_way(
+    case: dict[str, Any], replays: dict[str, Replay]
+) -> None:
+    replay = replays[_key(case)]
+    failure = replay.failure
+    assert failure is not None, "yt-dlp succeeded where the fixture says it fails"
     assert classify_ytdlp(failure).kind is FailureKind(case["kind"]), failure.stderr_tail
     if yt_dlp.version.__version__ == _DATA["yt_dlp_version"]:
-        expected = case["line"].replace("{port}", str(video_server.port))
-        expected = expected.replace("{closed_port}", str(closed_port))
-        assert error_lines(failure.stderr_tail)[-1] == " ".join(error_lines(expected + "\n")), (
-            failure.stderr_tail
-        )
+        expected = " ".join(error_lines(replay.expected_line + "\n"))
+        assert error_lines(failure.stderr_tail)[-1] == expected, failure.stderr_tail
