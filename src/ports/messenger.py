@@ -11,11 +11,20 @@ from typing import Protocol
 class MessengerError(Exception):
     """The chat service refused a call; the core classifies it."""
 
-    def __init__(self, description: str, code: int | None = None, retry_after: float | None = None):
+    def __init__(
+        self,
+        description: str,
+        code: int | None = None,
+        retry_after: float | None = None,
+        *,
+        migrate_to_chat_id: int | None = None,
+    ):
         super().__init__(description)
         self.description = description
         self.code = code
         self.retry_after = retry_after
+        # Set when a group became a supergroup: the same call to this new chat id would work.
+        self.migrate_to_chat_id = migrate_to_chat_id
 
 
 @dataclass(frozen=True, slots=True)

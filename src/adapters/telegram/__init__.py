@@ -1,0 +1,1 @@
+"""The Telegram Bot API through aiogram: the Messenger port, the bot factory, flood control."""

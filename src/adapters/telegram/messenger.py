@@ -1,0 +1,232 @@
+"""The Messenger port over aiogram: HTML, no link previews, silent replies, sendVideo.
+
+Every aiogram failure leaves as a MessengerError carrying Telegram's own description, its
+error_code (None for a network failure) and retry_after, for the core to classify.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from aiogram import Bot
+from aiogram.exceptions import (
+    AiogramError,
+    ClientDecodeError,
+    TelegramAPIError,
+    TelegramBadRequest,
+    TelegramConflictError,
+    TelegramEntityTooLarge,
+    TelegramForbiddenError,
+    TelegramMigrateToChat,
+    TelegramNetworkError,
+    TelegramNotFound,
+    TelegramRetryAfter,
+    TelegramServerError,
+    TelegramUnauthorizedError,
+)
+from aiogram.types import (
+    FSInputFile,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputMediaVideo,
+    LinkPreviewOptions,
+    Message,
+    ReactionTypeEmoji,
+    ReplyParameters,
+)
+
+from ports.messenger import (
+    Keyboard,
+    Messenger,
+    MessengerError,
+    SentVideo,
+    StoredVideo,
+    VideoFile,
+    VideoMeta,
+)
+
+HTML = "HTML"
+VIDEO_REQUEST_TIMEOUT_SECONDS = 600
+"""An upload of 50 MB over a slow link takes longer than the session's default minute."""
+
+_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+_ORIGINAL = "\nOriginal description: "
+_STATUS: tuple[tuple[type[TelegramAPIError], int], ...] = (
+    (TelegramEntityTooLarge, 413),
+    (TelegramBadRequest, 400),
+    (TelegramUnauthorizedError, 401),
+    (TelegramForbiddenError, 403),
+    (TelegramNotFound, 404),
+    (TelegramConflictError, 409),
+    (TelegramServerError, 500),
+)
+
+
+def to_messenger_error(error: AiogramError) -> MessengerError:
+    """Telegram's verdict in the port's terms; code None means "no answer" (network, garbled)."""
+    if isinstance(error, TelegramRetryAfter):
+        return MessengerError(_original(error.message), 429, float(error.retry_after))
+    if isinstance(error, TelegramMigrateToChat):
+        return MessengerError(_original(error.message), 400, migrate_to_chat_id=error.migrate_to_chat_id)
+    if isinstance(error, TelegramAPIError):
+        for kind, code in _STATUS:
+            if isinstance(error, kind):
+                return MessengerError(error.message, code)
+        if isinstance(error, TelegramNetworkError):
+            return MessengerError(error.message)
+        return MessengerError(error.message)
+    if isinstance(error, ClientDecodeError):
+        return MessengerError(f"undecodable Bot API answer: {error.message}")
+    return MessengerError(str(error))
+
+
+def _original(message: str) -> str:
+    """aiogram prefixes 429/migration texts with its own sentence; keep Telegram's."""
+    return message.split(_ORIGINAL, 1)[1] if _ORIGINAL in message else message
+
+
+@asynccontextmanager
+async def _translated() -> AsyncIterator[None]:
+    try:
+        yield
+    except AiogramError as error:
+        raise to_messenger_error(error) from error
+
+
+def inline_keyboard(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
+    if keyboard is None:
+        return None
+    return InlineKeyboardMarkup(
+        inline_keyboard=[
+            [InlineKeyboardButton(text=b.text, callback_data=b.callback_data, url=b.url) for b in row]
+            for row in keyboard
+        ]
+    )
+
+
+def _reply(message_id: int | None) -> ReplyParameters | None:
+    return None if message_id is None else ReplyParameters(message_id=message_id)
+
+
+class TelegramMessenger(Messenger):
+    def __init__(self, bot: Bot, local_mode: bool) -> None:
+        self._bot = bot
+        self._local_mode = local_mode
+
+    async def send_text(
+        self,
+        chat_id: int,
+        text: str,
+        *,
+        reply_to: int | None = None,
+        html: bool = True,
+        silent: bool = True,
+        keyboard: Keyboard | None = None,
+    ) -> int:
+        async with _translated():
+            message = await self._bot.send_message(
+                chat_id,
+                text,
+                parse_mode=HTML if html else None,
+                link_preview_options=_NO_PREVIEW,
+                disable_notification=silent,
+                reply_parameters=_reply(reply_to),
+                reply_markup=inline_keyboard(keyboard),
+            )
+        return message.message_id
+
+    async def edit_text(
+        self,
+        chat_id: int,
+        message_id: int,
+        text: str,
+        *,
+        html: bool = True,
+        keyboard: Keyboard | None = None,
+    ) -> None:
+        async with _translated():
+            await self._bot.edit_message_text(
+                text=text,
+                chat_id=chat_id,
+                message_id=message_id,
+                parse_mode=HTML if html else None,
+                link_preview_options=_NO_PREVIEW,
+                reply_markup=inline_keyboard(keyboard),
+            )
+
+    async def delete_message(self, chat_id: int, message_id: int) -> None:
+        async with _translated():
+            await self._bot.delete_message(chat_id, message_id)
+
+    async def send_video(
+        self,
+        chat_id: int,
+        video: VideoFile | StoredVideo,
+        meta: VideoMeta,
+        *,
+        reply_to: int | None = None,
+        keyboard: Keyboard | None = None,
+    ) -> SentVideo:
+        async with _translated():
+            message = await self._bot.send_video(
+                chat_id,
+                self._video_input(video),
+                duration=meta.duration,
+                width=meta.width,
+                height=meta.height,
+                caption=meta.caption,
+                parse_mode=HTML,
+                supports_streaming=True,
+                disable_notification=True,
+                reply_parameters=_reply(reply_to),
+                reply_markup=inline_keyboard(keyboard),
+                request_timeout=VIDEO_REQUEST_TIMEOUT_SECONDS,
+            )
+        return _sent_video(message)
+
+    def _video_input(self, video: VideoFile | StoredVideo) -> FSInputFile | str:
+        if isinstance(video, StoredVideo):
+            return video.file_id
+        if self._local_mode:
+            # The local Bot API server reads the file itself: pass a file:// URI, not the bytes.
+            return video.path.resolve().as_uri()
+        return FSInputFile(video.path)
+
+    async def react(self, chat_id: int, message_id: int, emoji: str) -> None:
+        async with _translated():
+            await self._bot.set_message_reaction(chat_id, message_id, [ReactionTypeEmoji(emoji=emoji)])
+
+    async def answer_callback(self, callback_id: str, text: str | None = None) -> None:
+        async with _translated():
+            await self._bot.answer_callback_query(callback_id, text=text)
+
+    async def edit_inline_video(
+        self,
+        inline_message_id: str,
+        file_id: str,
+        meta: VideoMeta,
+        *,
+        keyboard: Keyboard | None = None,
+    ) -> None:
+        media = InputMediaVideo(
+            media=file_id,
+            caption=meta.caption,
+            parse_mode=HTML,
+            duration=meta.duration,
+            width=meta.width,
+            height=meta.height,
+            supports_streaming=True,
+        )
+        async with _translated():
+            await self._bot.edit_message_media(
+                media, inline_message_id=inline_message_id, reply_markup=inline_keyboard(keyboard)
+            )
+
+
+def _sent_video(message: Message) -> SentVideo:
+    """Telegram may file a video it cannot stream as an animation or a document: take what it kept."""
+    media = message.video or message.animation or message.document
+    if media is None:
+        raise MessengerError("Telegram answered sendVideo without any file in the message")
+    return SentVideo(message.message_id, media.file_id, media.file_unique_id)

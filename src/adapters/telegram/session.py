@@ -1,0 +1,38 @@
+"""The aiogram Bot for a Bot API server: api.telegram.org, a local Bot API server, or our fake."""
+
+from __future__ import annotations
+
+from aiogram import Bot
+from aiogram.client.default import DefaultBotProperties
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.telegram import TelegramAPIServer
+from aiogram.enums import ParseMode
+
+from adapters.clock import SystemClock
+from adapters.telegram.flood import FloodControl, PacingPolicy
+from ports.clock import Clock
+
+REQUEST_TIMEOUT_SECONDS = 60.0
+
+
+def make_bot(
+    token: str,
+    api_url: str,
+    local_mode: bool,
+    *,
+    clock: Clock | None = None,
+    pacing: PacingPolicy | None = None,
+    max_retries: int = 3,
+    max_retry_after: float = 60.0,
+) -> Bot:
+    """A Bot whose every call goes to `{api_url}/bot{token}/{method}` through FloodControl.
+
+    `local_mode` marks a local Bot API server: files are passed by path, and downloads read the disk.
+    """
+    session = AiohttpSession(
+        api=TelegramAPIServer.from_base(api_url, is_local=local_mode), timeout=REQUEST_TIMEOUT_SECONDS
+    )
+    session.middleware(
+        FloodControl(clock or SystemClock(), pacing, max_retries=max_retries, max_retry_after=max_retry_after)
+    )
+    return Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
