@@ -1123,7 +1123,8 @@ class FakeBotApi:
         return web.json_response(ApiError(404, "Not Found").to_api(), status=404)
 
     async def _handle(self, request: web.Request) -> web.Response:
-        name = request.match_info["method"]
+        asked = request.match_info["method"]
+        name = self._handlers[asked.lower()][0] if asked.lower() in self._handlers else asked
         at = time.monotonic()
         uploads: dict[str, _Upload] = {}
         raw: dict[str, Any] = {}
