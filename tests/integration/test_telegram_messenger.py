@@ -9,9 +9,26 @@ from pathlib import Path
 
 import pytest
 from aiogram import Bot
+from aiogram.exceptions import (
+    AiogramError,
+    ClientDecodeError,
+    RestartingTelegram,
+    TelegramAPIError,
+    TelegramBadRequest,
+    TelegramConflictError,
+    TelegramEntityTooLarge,
+    TelegramForbiddenError,
+    TelegramMigrateToChat,
+    TelegramNetworkError,
+    TelegramNotFound,
+    TelegramRetryAfter,
+    TelegramServerError,
+    TelegramUnauthorizedError,
+)
+from aiogram.methods import SendMessage
 
 from adapters.telegram.flood import PacingPolicy
-from adapters.telegram.messenger import TelegramMessenger
+from adapters.telegram.messenger import TelegramMessenger, to_messenger_error
 from adapters.telegram.session import make_bot
 from core.classify import (
     ApiVerdict,
@@ -29,6 +46,7 @@ ALICE = User(1337, "Alice", username="alice")
 BOB = User(4242, "Bob")
 PRIVATE = Chat.private(ALICE)
 GROUP = Chat.group(-4001, "Friends")
+UPGRADED = "Bad Request: group chat was upgraded to a supergroup chat"
 
 
 @pytest.fixture
@@ -474,6 +492,82 @@ async def test_a_migrated_group_names_its_new_chat_id(api: FakeBotApi, messenger
     error = await refused(messenger.send_text(GROUP.id, "hello"))
 
     assert error.code == 400
-    assert error.description == "Bad Request: group chat was upgraded to a supergroup chat"
+    assert error.description == UPGRADED
     assert error.migrate_to_chat_id == -1001234567890
     assert await messenger.send_text(-1001234567890, "hello") > 0
+
+
+async def test_a_revoked_token_is_permanent(api: FakeBotApi) -> None:
+    bot = make_bot("987654321:RevokedToken", api.base_url, False, pacing=UNPACED)
+    try:
+        error = await refused(TelegramMessenger(bot, False).send_text(PRIVATE.id, "hello"))
+    finally:
+        await close(bot)
+
+    assert (error.code, error.description) == (401, "Unauthorized")
+    assert classify_telegram(error) is ApiVerdict.PERMANENT
+
+
+_METHOD = SendMessage(chat_id=PRIVATE.id, text="x")
+
+
+@pytest.mark.parametrize(
+    ("raised", "code", "description", "verdict"),
+    [
+        (
+            TelegramBadRequest(_METHOD, "Bad Request: chat not found"),
+            400,
+            "Bad Request: chat not found",
+            "permanent",
+        ),
+        (TelegramUnauthorizedError(_METHOD, "Unauthorized"), 401, "Unauthorized", "permanent"),
+        (TelegramForbiddenError(_METHOD, "Forbidden: x"), 403, "Forbidden: x", "permanent"),
+        (TelegramNotFound(_METHOD, "Not Found"), 404, "Not Found", "permanent"),
+        (TelegramConflictError(_METHOD, "Conflict: x"), 409, "Conflict: x", "permanent"),
+        (
+            TelegramEntityTooLarge(_METHOD, "Request Entity Too Large"),
+            413,
+            "Request Entity Too Large",
+            "permanent",
+        ),
+        (
+            TelegramRetryAfter(_METHOD, "Too Many Requests: retry after 9", 9),
+            429,
+            "Too Many Requests: retry after 9",
+            "retry_after",
+        ),
+        (TelegramServerError(_METHOD, "Internal Server Error"), 500, "Internal Server Error", "transient"),
+        (
+            RestartingTelegram(_METHOD, "Service Unavailable: restart"),
+            500,
+            "Service Unavailable: restart",
+            "transient",
+        ),
+        (
+            TelegramNetworkError(_METHOD, "ClientConnectorError: refused"),
+            None,
+            "ClientConnectorError: refused",
+            "transient",
+        ),
+        (TelegramAPIError(_METHOD, "I'm a teapot"), None, "I'm a teapot", "transient"),
+        (ClientDecodeError("Failed to decode object", ValueError("x"), "<html>"), None, None, "transient"),
+    ],
+)
+def test_every_aiogram_error_maps_to_a_messenger_error(
+    raised: AiogramError, code: int | None, description: str | None, verdict: str
+) -> None:
+    error = to_messenger_error(raised)
+
+    assert error.code == code
+    if description is not None:
+        assert error.description == description
+    assert classify_telegram(error).value == verdict
+
+
+def test_a_migration_error_keeps_telegrams_text_and_the_new_chat_id() -> None:
+    raised = TelegramMigrateToChat(_METHOD, UPGRADED, -100777)
+
+    error = to_messenger_error(raised)
+
+    assert (error.code, error.migrate_to_chat_id) == (400, -100777)
+    assert error.description == UPGRADED

@@ -228,5 +228,6 @@ def _sent_video(message: Message) -> SentVideo:
     """Telegram may file a video it cannot stream as an animation or a document: take what it kept."""
     media = message.video or message.animation or message.document
     if media is None:
-        raise MessengerError("Telegram answered sendVideo without any file in the message")
+        # Sending again would post the same file-less message again: not worth a retry.
+        raise MessengerError("Bad Request: the sent message carries no video file", 400)
     return SentVideo(message.message_id, media.file_id, media.file_unique_id)
