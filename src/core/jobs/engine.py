@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import traceback
+from collections import Counter
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -72,6 +73,8 @@ class Engine:
         self._workers: list[asyncio.Task[None]] = []
         self._tickers: list[asyncio.Task[None]] = []
         self._running: dict[int, asyncio.Future[JobOutcome]] = {}
+        self.stats: Counter[str] = Counter()
+        """Outcomes since start (completed, retried, dead_lettered), for the metrics endpoint."""
         self._lease = config.lease_margin_seconds
 
     # Producing -------------------------------------------------------------------------
@@ -242,6 +245,7 @@ class Engine:
             case Success():
                 self.breakers.record_success(job.key)
                 await self._store.complete(job.id)
+                self.stats["completed"] += 1
                 log.info("job done", extra=fields)
             case Failure(failure) if job_type.interval_seconds:
                 await self._store.complete(job.id)
@@ -268,6 +272,7 @@ class Engine:
             # Before the row is claimable again, so what the hook saves is there for the retry.
             await _contained(job_type.on_retry(RetryNotice(context, failure, job.attempts + 1)), job)
         await self._store.retry_later(job.id, decision.available_at, _error_text(failure))
+        self.stats["retried"] += 1
         log.warning(
             "job failed, retry in %.1fs: %s",
             decision.available_at - now,
@@ -281,6 +286,7 @@ class Engine:
         text = _error_text(failure) if failure else reason
         if await self._store.dead_letter(job.id, text, self._clock.now()) is None:
             return
+        self.stats["dead_lettered"] += 1
         log.error("job dead-lettered: %s", reason, extra=_log_fields(job))
         if job_type and job_type.on_dead:
             await _contained(job_type.on_dead(DeadJob(job, reason, failure)), job)

@@ -114,7 +114,7 @@ class DownloadVideo:
         if isinstance(allowed, Failure):
             return Failure(JobFailure(f"refused: {allowed.failure()}", permanent=True, code="refused"))
         if not request.info_shown:
-            job_log.append(texts.scraping())
+            job_log.append(("\n" if job_log.state.text else "") + texts.scraping())
             await job_log.flush()
         scraped = await self._s.info.scrape(
             request.url,

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from returns.result import Failure, Success
 
@@ -28,6 +29,21 @@ HANDLED_URL_TTL_SECONDS = 7 * 24 * 3600.0
 SWEEP_INTERVAL_SECONDS = 3600.0
 
 
+@dataclass
+class UpdateStatus:
+    """What /status says about the updater."""
+
+    checked_at: float | None = None
+    version: str | None = None
+    error: str | None = None
+
+    def describe(self) -> str:
+        if self.checked_at is None:
+            return "never"
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.checked_at))
+        return f"{when} ({'failed: ' + self.error if self.error else 'ok'})"
+
+
 @dataclass(frozen=True, slots=True)
 class Periodic:
     updater: Updater | None
@@ -39,6 +55,7 @@ class Periodic:
     handled: HandledUrls
     confirmations: Confirmations
     clock: Clock
+    update_status: UpdateStatus = field(default_factory=UpdateStatus)
 
 
 def job_types(
@@ -75,6 +92,9 @@ def _update(periodic: Periodic) -> Runner:
 
     async def update_ytdlp(context: JobContext) -> JobOutcome:
         outcome = await updater.update()
+        status = periodic.update_status
+        status.checked_at, status.error = periodic.clock.now(), outcome.error
+        status.version = outcome.version_after or outcome.version_before
         if outcome.error:
             return Failure(
                 JobFailure(f"yt-dlp update failed, keeping {outcome.version_before}: {outcome.error}")

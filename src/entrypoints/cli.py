@@ -1,0 +1,62 @@
+"""`vidrelay` — the command line: run the bot, the offline demo, the job tools, the config."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from entrypoints.settings import SettingsError, load_settings
+
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="vidrelay",
+        description="A Telegram bot that turns a link into the video itself. Configured by VIDRELAY_* "
+        "environment variables (see `vidrelay config`).",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    run = commands.add_parser("run", help="start the bot (long polling; --webhook for webhook mode)")
+    run.add_argument("--webhook", action="store_true", help="receive updates by webhook (secret token)")
+    commands.add_parser("demo", help="the whole pipeline offline: fake Bot API, local videos, real yt-dlp")
+    commands.add_parser("config", help="print the effective settings (secrets masked)")
+    jobs = commands.add_parser("jobs", help="inspect and repair the job queue")
+    job_commands = jobs.add_subparsers(dest="jobs_command", metavar="ACTION", required=True)
+    listing = job_commands.add_parser("list", help="queued jobs (or --failed ones)")
+    listing.add_argument("--failed", action="store_true", help="list dead-lettered jobs instead")
+    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    listing.add_argument("--limit", type=int, default=100)
+    retry = job_commands.add_parser("retry", help="move failed jobs back into the queue")
+    which = retry.add_mutually_exclusive_group(required=True)
+    which.add_argument("ids", nargs="*", type=int, default=[], help="failed job ids")
+    which.add_argument("--all-failed", action="store_true")
+    job_commands.add_parser("purge", help="delete every failed job")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    if args.command == "jobs" and args.jobs_command == "retry" and not (args.ids or args.all_failed):
+        parser.error("jobs retry needs failed job ids or --all-failed")
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        print(f"vidrelay: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.command == "config":
+        for name, value in settings.masked().items():
+            print(f"{name}={value}")
+        return 0
+    from entrypoints.commands import dispatch  # heavy imports only for commands that need them
+
+    return dispatch(args, settings)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
