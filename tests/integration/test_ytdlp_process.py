@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import sys
 import textwrap
+import time
 import uuid
 
 import pytest
 
 from adapters.ytdlp.process import STDERR_TAIL_BYTES, ChildProcesses, Exit, TailBuffer
 from entrypoints.testkit.procs import pids_mentioning
+
+from .conftest import wait_until
 
 
 async def run_python(
@@ -145,3 +149,35 @@ def test_the_tail_never_exceeds_its_limit(limit: int) -> None:
     for i in range(200):
         tail.add("é" * (i % 37))
         assert len(tail.text().encode()) <= limit
+
+
+async def test_a_cancel_during_the_kill_grace_kills_at_once_and_propagates() -> None:
+    marker = f"vidrelay-test-{uuid.uuid4().hex}"
+    said: list[str] = []
+    stubborn = textwrap.dedent(
+        """
+        import signal, time
+        signal.signal(signal.SIGTERM, lambda *_: print("term", flush=True))
+        print("ready", flush=True)
+        time.sleep(60)
+        """
+    )
+    children = ChildProcesses(kill_grace_seconds=30.0)
+    task = asyncio.create_task(
+        children.run(
+            [sys.executable, "-c", stubborn, marker],
+            env=None,
+            timeout=0.3,
+            on_stdout=said.append,
+            on_stderr=lambda _: None,
+        )
+    )
+    await wait_until(lambda: "term" in said)  # timed out, now inside the 30 s grace
+    started = time.monotonic()
+
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert time.monotonic() - started < 5
+    assert pids_mentioning(marker) == []

@@ -149,15 +149,23 @@ class ChildProcesses:
         return False
 
     async def _stop(self, proc: asyncio.subprocess.Process) -> None:
+        # A cancellation arriving meanwhile is held until the group is dead, then passed on.
+        cancelled = False
         _signal_group(proc.pid, signal.SIGTERM)
         try:
             await asyncio.wait_for(asyncio.shield(proc.wait()), self._grace)
-        except (TimeoutError, asyncio.CancelledError):
+        except TimeoutError:
             pass
+        except asyncio.CancelledError:
+            cancelled = True
         finally:
             _signal_group(proc.pid, signal.SIGKILL)
-        with contextlib.suppress(asyncio.CancelledError):
+        try:
             await asyncio.shield(proc.wait())
+        except asyncio.CancelledError:
+            cancelled = True
+        if cancelled:
+            raise asyncio.CancelledError
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
@@ -169,10 +177,13 @@ async def _drain(pumps: asyncio.Future[tuple[None, None]]) -> None:
     """Give the readers a bounded moment to see EOF once the group is dead, then drop them."""
     try:
         await asyncio.wait_for(asyncio.shield(pumps), _PIPE_DRAIN_SECONDS)
-    except (TimeoutError, asyncio.CancelledError):
+    except TimeoutError:
         pumps.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await pumps
+    except asyncio.CancelledError:
+        pumps.cancel()
+        raise
 
 
 async def _pump(stream: asyncio.StreamReader, sink: LineSink) -> None:
