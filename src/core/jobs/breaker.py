@@ -20,18 +20,22 @@ class BreakerPolicy:
 @dataclass
 class CircuitBreakers:
     policy: BreakerPolicy = field(default_factory=BreakerPolicy)
-    _failures: dict[str, deque[float]] = field(default_factory=dict)
+    _failures: dict[str, deque[tuple[float, int]]] = field(default_factory=dict)
     _open_until: dict[str, float] = field(default_factory=dict)
 
-    def record_failure(self, key: str, now: float) -> float | None:
-        """Count a transient failure; the reopening time when this one trips the breaker."""
+    def record_failure(self, key: str, now: float, job_id: int = 0) -> float | None:
+        """Count a transient failure; the reopening time when this one trips the breaker.
+
+        The threshold counts distinct jobs: one link retrying is that link's problem, several
+        links failing together is the site's.
+        """
         if not key or key in self._open_until:
             return None
         recent = self._failures.setdefault(key, deque())
-        recent.append(now)
-        while recent and recent[0] <= now - self.policy.window_seconds:
+        recent.append((now, job_id))
+        while recent and recent[0][0] <= now - self.policy.window_seconds:
             recent.popleft()
-        if len(recent) < self.policy.threshold:
+        if len({job for _, job in recent}) < self.policy.threshold:
             return None
         self._failures.pop(key, None)
         self._open_until[key] = now + self.policy.cooldown_seconds

@@ -163,18 +163,43 @@ class Engine:
     # Workers -----------------------------------------------------------------------------
 
     async def _work(self, number: int) -> None:
+        succeeded: Job | None = None
         while not self._stopping.is_set():
             wake = self._wake
             try:
-                job = await self._claim()
+                job = await self._complete_and_claim(succeeded)
             except Exception:
                 log.exception("worker %d: claim failed", number)
                 await _first_of(self._clock.sleep(1.0), self._stopping.wait())
                 continue
+            finally:
+                succeeded = None
             if job is None:
                 await self._idle(wake)
             else:
-                await self._process(job)
+                succeeded = await self._process(job)
+        if succeeded is not None:
+            await self._complete(succeeded)
+
+    async def _complete_and_claim(self, succeeded: Job | None) -> Job | None:
+        """Delete the row of the job that just succeeded, and claim the next one, in one round trip.
+
+        Both reach the store together, so a store that groups its commits (SQLite) commits them
+        in one transaction, the deletion first; the job counts as done only once its deletion is
+        committed. Halves the commits per job on the hot path without changing what is written.
+        """
+        if succeeded is None:
+            return await self._claim()
+        # The claim's task takes its first step before the store runs the deletion just submitted
+        # by the await below, so both are in the store's hands at once (deletion first).
+        claiming = asyncio.ensure_future(self._claim())
+        try:
+            await self._complete(succeeded)
+        except BaseException:
+            claiming.cancel()
+            await _settle([claiming])
+            raise
+        return await claiming
 
     async def _claim(self) -> Job | None:
         now = self._clock.now()
@@ -190,17 +215,18 @@ class Engine:
         if delay > 0:
             await _first_of(wake.wait(), self._stopping.wait(), self._clock.sleep(delay))
 
-    async def _process(self, job: Job) -> None:
+    async def _process(self, job: Job) -> Job | None:
+        """Run one claimed job; returns it when it succeeded and its row is still to be deleted."""
         job_type = self._registry.get(job.name)
         if job_type is None:
             await self._bury(job, f"unknown job name {job.name!r}: no handler is registered", None)
-            return
+            return None
         if job.attempts > job.max_attempts:
             await self._bury(job, _gave_up(job), job_type)
-            return
+            return None
         if self._stopping.is_set():
             await self._store.release(job.id, self._clock.now())
-            return
+            return None
         log.info("job started", extra=_log_fields(job))
         context = JobContext(job, lambda payload: self._store.update_payload(job.id, payload))
         task = asyncio.ensure_future(self._run_attempt(job_type, context))
@@ -212,10 +238,10 @@ class Engine:
             raise
         except ShutdownAbort:
             await self._abandon(job, task)
-            return
+            return None
         finally:
             self._running.pop(job.id, None)
-        await self._settle_outcome(job, job_type, context, outcome)
+        return await self._settle_outcome(job, job_type, context, outcome)
 
     async def _abandon(self, job: Job, task: asyncio.Future[JobOutcome]) -> None:
         """Shutdown: kill the attempt, refund it, keep the row for the next boot."""
@@ -239,19 +265,30 @@ class Engine:
 
     async def _settle_outcome(
         self, job: Job, job_type: JobType, context: JobContext, outcome: JobOutcome
-    ) -> None:
+    ) -> Job | None:
+        """Act on a finished attempt. A succeeded job is handed back: its row is deleted together
+        with the worker's next claim (see _complete_and_claim)."""
         fields = _log_fields(job)
         match outcome:
             case Success():
                 self.breakers.record_success(job.key)
-                await self._store.complete(job.id)
-                self.stats["completed"] += 1
-                log.info("job done", extra=fields)
+                return job
             case Failure(failure) if job_type.interval_seconds:
                 await self._store.complete(job.id)
                 log.warning("periodic job failed: %s", failure.reason, extra=fields)
             case Failure(failure):
                 await self._after_failure(job, job_type, context, failure)
+        return None
+
+    async def _complete(self, job: Job) -> None:
+        try:
+            await self._store.complete(job.id)
+        except Exception:
+            # Contained like a failed claim: the row keeps its lease and runs again (at least once).
+            log.exception("job done, but its row could not be deleted", extra=_log_fields(job))
+            return
+        self.stats["completed"] += 1
+        log.info("job done", extra=_log_fields(job))
 
     async def _after_failure(
         self, job: Job, job_type: JobType, context: JobContext, failure: JobFailure
@@ -262,7 +299,7 @@ class Engine:
         decision = decide_after_failure(
             job.attempts, job.max_attempts, event, self._config.retry, self._random
         )
-        if not failure.permanent and self.breakers.record_failure(job.key, now) is not None:
+        if not failure.permanent and self.breakers.record_failure(job.key, now, job.id) is not None:
             log.warning("circuit breaker opened for %s", job.key, extra=_log_fields(job))
         if isinstance(decision, DeadLetter):
             job = _with_payload(job, context.payload)

@@ -69,6 +69,10 @@ class InfoService:
     async def sweep(self) -> int:
         return await self._cache.sweep_info(self._clock.now() - self._ttl)
 
+    async def cached(self, url: str) -> list[VideoInfo] | None:
+        """Fresh cached entries for `url`, or None: never scrapes."""
+        return await self._cached(url)
+
     async def _cached(self, url: str) -> list[VideoInfo] | None:
         try:
             return await self._cache.cached_info(url, fresh_after=self._clock.now() - self._ttl)

@@ -105,24 +105,21 @@ class DownloadVideo:
             return await self._deliver(request, job_log, context)
         finally:
             await job_log.close()
-            request.log = job_log.state.to_json()
-            context.payload.update(request.to_payload())
-            await context.save()
+            await self._checkpoint(context, request, job_log)
+
+    async def _checkpoint(self, context: JobContext, request: DownloadRequest, job_log: JobLog) -> None:
+        """Deliver the log and persist where it is: if the process dies now, the next attempt
+        appends to this same message instead of starting another."""
+        await job_log.flush()
+        request.log = job_log.state.to_json()
+        context.payload.update(request.to_payload())
+        await context.save()
 
     async def _deliver(self, request: DownloadRequest, job_log: JobLog, context: JobContext) -> JobOutcome:
         allowed = await self._s.guard.check(request.url)
         if isinstance(allowed, Failure):
             return Failure(JobFailure(f"refused: {allowed.failure()}", permanent=True, code="refused"))
-        if not request.info_shown:
-            job_log.append(("\n" if job_log.state.text else "") + texts.scraping())
-            await job_log.flush()
-        scraped = await self._s.info.scrape(
-            request.url,
-            timeout=self._config.ytdlp_timeout_seconds,
-            bypass_cache=request.verbose,
-            verbose=request.verbose,
-            on_output=self._output_sink(request, job_log),
-        )
+        scraped = await self._scrape(request, job_log, context)
         if isinstance(scraped, Failure):
             return tool_failure(scraped.failure())
         entries = [e for e in scraped.unwrap() if e.has_video]
@@ -132,6 +129,25 @@ class DownloadVideo:
         if index >= len(entries):
             return Failure(JobFailure("No video found at this link", permanent=True, code="not_a_video"))
         return await self._deliver_entry(request, entries[index], job_log, context)
+
+    async def _scrape(
+        self, request: DownloadRequest, job_log: JobLog, context: JobContext
+    ) -> Result[list[VideoInfo], ToolFailure]:
+        """Cached entries without a word to the chat (a cache hit is just the video); otherwise
+        a scrape the log message announces."""
+        cached = None if request.verbose else await self._s.info.cached(request.url)
+        if cached:
+            return Success(cached)
+        if not request.info_shown:
+            job_log.append(("\n" if job_log.state.text else "") + texts.scraping())
+            await self._checkpoint(context, request, job_log)
+        return await self._s.info.scrape(
+            request.url,
+            timeout=self._config.ytdlp_timeout_seconds,
+            bypass_cache=request.verbose,
+            verbose=request.verbose,
+            on_output=self._output_sink(request, job_log),
+        )
 
     async def _deliver_entry(
         self, request: DownloadRequest, info: VideoInfo, job_log: JobLog, context: JobContext
@@ -152,7 +168,7 @@ class DownloadVideo:
         if self._needs_confirmation(request, info.duration):
             return await self._ask_first(request, info.duration or 0.0, None)
         job_log.append(texts.downloading())
-        await job_log.flush()
+        await self._checkpoint(context, request, job_log)
         fetched = await self._s.blobs.fetch(
             info,
             self._s.downloader,

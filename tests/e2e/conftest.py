@@ -1,0 +1,105 @@
+"""The bot as a real process against our fake Bot API and a local video site, on 127.0.0.1.
+
+Starting a bot costs seconds (aiogram's import), so one bot serves a whole module where the
+tests do not need a process of their own; every test then uses its own chats and paths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from entrypoints.testkit.bot_process import BotProcess, bot_environment
+from entrypoints.testkit.fake_bot_api import Chat, FakeBotApi, StoredMessage, User, VideoRecord
+from entrypoints.testkit.video_server import VideoServer
+
+CLIPS_DIR = Path(tempfile.gettempdir()) / "vidrelay-test-clips"
+WAIT_SECONDS = 60.0
+_ids = itertools.count(1)
+
+
+def new_user() -> User:
+    n = next(_ids)
+    return User(5000 + n, f"User{n}", username=f"user{n}")
+
+
+def new_group() -> Chat:
+    return Chat.supergroup(-1001000000000 - next(_ids), "Test group")
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass
+class Stack:
+    api: FakeBotApi
+    site: VideoServer
+    root: Path
+    bot: BotProcess
+
+    def new_bot(self, **env: str) -> BotProcess:
+        """Another bot process on the same data folder (a restart), with these settings changed."""
+        n = next(_ids)
+        self.bot = BotProcess(
+            bot_environment(self.api, self.root / "data", **env), self.root / f"bot-{n}.log"
+        )
+        return self.bot
+
+    async def video_reply(self, chat_id: int, message_id: int, timeout: float = WAIT_SECONDS) -> VideoRecord:
+        return await self.api.wait_for(
+            lambda: next((v for v in self.api.videos(chat_id) if v.reply_to == message_id), None),
+            timeout=timeout,
+        )
+
+    def log_message(self, chat_id: int, message_id: int) -> StoredMessage | None:
+        return next(
+            (m for m in self.api.messages(chat_id) if m.reply_to == message_id and m.video is None), None
+        )
+
+    async def log_until(
+        self, chat_id: int, message_id: int, done: Callable[[str], bool], timeout: float = WAIT_SECONDS
+    ) -> StoredMessage:
+        def finished() -> StoredMessage | None:
+            log = self.log_message(chat_id, message_id)
+            return log if log is not None and done(log.text or "") else None
+
+        return await self.api.wait_for(finished, timeout=timeout)
+
+
+async def _stack(root: Path, **env: str) -> AsyncIterator[Stack]:
+    async with VideoServer(CLIPS_DIR) as site, FakeBotApi() as api:
+        stack = Stack(api, site, root, BotProcess({}, root / "unused.log"))
+        await stack.new_bot(**env).start(api)
+        try:
+            yield stack
+        finally:
+            await stack.bot.close()
+            _print_bot_logs(root)
+
+
+def _print_bot_logs(root: Path) -> None:
+    """Shown by pytest only when a test failed: what the bot said about it."""
+    for log in sorted(root.glob("bot-*.log")):
+        print(f"==== {log.name}\n{log.read_text(errors='replace')[-6000:]}")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack]:
+    """One bot for a module's tests (each test uses its own chats and paths)."""
+    async for stack in _stack(tmp_path_factory.mktemp("e2e")):
+        yield stack
+
+
+@pytest_asyncio.fixture
+async def fresh(tmp_path: Path) -> AsyncIterator[Stack]:
+    """A bot of the test's own, on its own data folder: for crashes and restarts."""
+    async for stack in _stack(tmp_path, VIDRELAY_JOB_CONCURRENCY="1"):
+        yield stack

@@ -1,0 +1,207 @@
+"""What a user sees, with the real bot process, real yt-dlp and our fake Bot API."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from entrypoints.testkit.fake_bot_api import Chat
+from entrypoints.testkit.video_server import Body, FailThen, Stall
+from tests.e2e.conftest import Stack, new_group, new_user, sha256_of
+
+pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
+
+
+def clip_route(stack: Stack, path: str, clip: str = "short") -> str:
+    """Serve a clip under a path of this test's own, so no other test shares its blob or counter."""
+    stack.site.set_route(path, Body(stack.site.clip(clip).read_bytes(), "video/mp4"))
+    return stack.site.url(path)
+
+
+async def test_a_private_link_arrives_as_the_video_after_one_edited_log_message(shared: Stack) -> None:
+    user = new_user()
+    url = clip_route(shared, "/e2e/private.mp4")
+    message_id = shared.api.send_text(Chat.private(user), user, f"look {url}")
+    video = await shared.video_reply(user.id, message_id)
+    assert video.sha256 == sha256_of(shared.site.clip("short"))
+    assert video.source == "upload"
+    assert (video.duration, video.width, video.height, video.supports_streaming) == (2, 160, 120, True)
+    [log] = [m for m in shared.api.messages(user.id) if m.video is None]
+    assert log.reply_to == message_id
+    assert log.silent
+    assert log.link_preview_disabled
+    history = "\n".join(t or "" for t in log.texts)
+    stages = ["🧐 Scraping URL...", "🎬 Video info:", "⬇️ Downloading...", "🚀 Uploading"]
+    positions = [history.find(s) for s in stages]
+    assert -1 not in positions
+    assert positions == sorted(positions)
+    assert log.edits >= 2
+
+
+async def test_the_same_url_from_another_chat_is_sent_by_file_id_without_touching_the_site(
+    shared: Stack,
+) -> None:
+    first, second = new_user(), new_user()
+    url = clip_route(shared, "/e2e/cached.mp4")
+    await shared.video_reply(first.id, shared.api.send_text(Chat.private(first), first, url))
+    hits = shared.site.hits("/e2e/cached.mp4")
+    video = await shared.video_reply(second.id, shared.api.send_text(Chat.private(second), second, url))
+    assert video.source == "file_id"
+    assert shared.site.hits("/e2e/cached.mp4") == hits
+    assert [m for m in shared.api.messages(second.id) if m.video is None] == []  # nothing to report
+
+
+async def test_503_twice_then_ok_is_delivered_with_the_retries_in_one_message(shared: Stack) -> None:
+    user = new_user()
+    clip = Body(shared.site.clip("short").read_bytes(), "video/mp4")
+    shared.site.set_route("/e2e/flaky.mp4", FailThen(503, 2, clip))
+    message_id = shared.api.send_text(Chat.private(user), user, shared.site.url("/e2e/flaky.mp4"))
+    await shared.video_reply(user.id, message_id)
+    [log] = [m for m in shared.api.messages(user.id) if m.video is None]
+    text = log.text or ""
+    assert "⚠️ Download failed, retrying (attempt 2 of 3)..." in text
+    assert "💥" not in text
+    assert text.index("attempt 2 of 3") < text.index("🚀 Uploading")
+
+
+async def test_a_link_that_always_503s_ends_in_one_message_with_both_retries_and_the_failure(
+    shared: Stack,
+) -> None:
+    user = new_user()
+    message_id = shared.api.send_text(Chat.private(user), user, shared.site.url("/status/503"))
+    log = await shared.log_until(user.id, message_id, lambda t: "💥" in t)
+    text = log.text or ""
+    assert text.index("attempt 2 of 3") < text.index("attempt 3 of 3") < text.index("💥 Download failed:")
+    assert "HTTP Error 503" in text
+    assert "Traceback" not in text
+    assert len([m for m in shared.api.messages(user.id) if m.video is None]) == 1
+
+
+async def test_an_unsupported_page_fails_at_once_without_retrying(shared: Stack) -> None:
+    user = new_user()
+    shared.site.set_route("/e2e/words.html", Body(b"<html><body><p>Only words.</p></body></html>"))
+    message_id = shared.api.send_text(Chat.private(user), user, shared.site.url("/e2e/words.html"))
+    log = await shared.log_until(user.id, message_id, lambda t: "💥" in t)
+    assert "💥 Download failed: Unsupported URL" in (log.text or "")
+    assert "⚠️" not in (log.text or "")
+    assert shared.site.hits("/e2e/words.html") == 1
+
+
+async def test_a_group_link_gets_the_video_and_no_progress_message(shared: Stack) -> None:
+    group, user = new_group(), new_user()
+    url = clip_route(shared, "/e2e/group.mp4")
+    message_id = shared.api.send_text(group, user, f"watch this {url}")
+    video = await shared.video_reply(group.id, message_id)
+    assert video.reply_to == message_id
+    assert [m for m in shared.api.messages(group.id) if m.video is None] == []
+
+
+async def test_a_group_failure_is_a_reaction_and_not_a_video_stays_silent(shared: Stack) -> None:
+    group, user = new_group(), new_user()
+    gone = shared.api.send_text(group, user, shared.site.url("/status/404"))
+    words = shared.api.send_text(group, user, shared.site.url("/pages/no-video.html"))
+    reaction = await shared.api.wait_for(lambda: shared.api.reactions(group.id))
+    assert [(r.message_id, r.emojis) for r in reaction] == [(gone, ("😢",))]
+    marker = clip_route(shared, "/e2e/after-failures.mp4")
+    await shared.video_reply(group.id, shared.api.send_text(group, user, marker))
+    assert words not in [r.message_id for r in shared.api.reactions(group.id)]
+    assert [m for m in shared.api.messages(group.id) if m.video is None] == []
+
+
+async def test_a_first_send_answered_429_is_delivered_after_retry_after(shared: Stack) -> None:
+    user = new_user()
+    url = clip_route(shared, "/e2e/flood.mp4")
+    shared.api.fail_next("sendVideo", code=429, retry_after=1, chat_id=user.id)
+    message_id = shared.api.send_text(Chat.private(user), user, url)
+    video = await shared.video_reply(user.id, message_id)
+    attempts = [c for c in shared.api.calls_of("sendVideo") if c.chat_id == user.id]
+    assert [c.error_code for c in attempts] == [429, None]
+    assert video.at - attempts[0].at >= 1.0
+
+
+async def test_a_long_video_in_a_group_asks_and_another_member_confirms(shared: Stack) -> None:
+    group, asker, other = new_group(), new_user(), new_user()
+    message_id = shared.api.send_text(group, asker, shared.site.url("/pages/long.html"))
+    prompt = await shared.api.wait_for(
+        lambda: next((m for m in shared.api.messages(group.id) if m.reply_markup), None)
+    )
+    assert prompt.text == "This video is pretty long (25m), download it anyway?"
+    buttons = prompt.reply_markup["inline_keyboard"][0] if prompt.reply_markup else []
+    assert [b["text"] for b in buttons] == ["👍 Yes please", "👎 No thanks"]
+    confirm, cancel = (b["callback_data"] for b in buttons)
+    refused = shared.api.press_button(group, other, prompt.message_id, cancel)
+    answer = await shared.api.wait_for(lambda: shared.api.callback_answer(refused))
+    assert answer.text == "Only the person who sent the link can cancel."
+    shared.api.press_button(group, other, prompt.message_id, confirm)
+    video = await shared.video_reply(group.id, message_id, timeout=120)
+    assert video.duration == 1500
+
+
+async def test_confirm_and_cancel_in_one_batch_have_exactly_one_outcome(shared: Stack) -> None:
+    group, asker = new_group(), new_user()
+    message_id = shared.api.send_text(group, asker, shared.site.url("/pages/long.html") + "?batch")
+    prompt = await shared.api.wait_for(
+        lambda: next((m for m in shared.api.messages(group.id) if m.reply_markup), None)
+    )
+    buttons = prompt.reply_markup["inline_keyboard"][0] if prompt.reply_markup else []
+    confirm, cancel = (b["callback_data"] for b in buttons)
+    yes = shared.api.press_button(group, asker, prompt.message_id, confirm)
+    no = shared.api.press_button(group, asker, prompt.message_id, cancel)
+    answers = await shared.api.wait_for(
+        lambda: (
+            (a, b)
+            if (a := shared.api.callback_answer(yes)) and (b := shared.api.callback_answer(no))
+            else None
+        )
+    )
+    texts = sorted(a.text or "" for a in answers)
+    assert "This request is no longer available." in texts
+    won = [t for t in texts if t != "This request is no longer available."]
+    assert len(won) == 1
+    if won == ["👍 On it!"]:
+        await shared.video_reply(group.id, message_id, timeout=120)
+    else:
+        assert won == ["👎 Cancelled."]
+
+
+BAD_INPUTS: list[tuple[str, list[dict[str, object]] | None]] = [
+    ("just words, no link at all", None),
+    ("a hidden link", [{"type": "text_link", "offset": 2, "length": 6, "url": "http://127.0.0.1:1/x.mp4"}]),
+    ("file:///etc/passwd", [{"type": "url", "offset": 0, "length": 18}]),
+    ("ftp://127.0.0.1/video.mp4", [{"type": "url", "offset": 0, "length": 25}]),
+    ("x" * 20_000, None),
+    ("\u202e\u0000🎬\ud83d zalgo z̷̢̛a̸l̵g̴o \uffff", None),
+    ("short", [{"type": "url", "offset": 3, "length": 400}, {"type": "url", "offset": -4, "length": 2}]),
+]
+
+
+@pytest.mark.parametrize(("text", "entities"), BAD_INPUTS)
+async def test_bad_input_is_ignored_or_refused_and_the_next_link_works(
+    shared: Stack, text: str, entities: list[dict[str, object]] | None
+) -> None:
+    user = new_user()
+    chat = Chat.private(user)
+    hits_before = len(shared.site.requests)
+    shared.api.send_text(
+        chat, user, text.encode("utf-16", "surrogatepass").decode("utf-16", "replace"), entities=entities
+    )  # type: ignore[arg-type]
+    url = clip_route(shared, f"/e2e/after-bad-{user.id}.mp4")
+    video = await shared.video_reply(user.id, shared.api.send_text(chat, user, url))
+    assert video.sha256 == sha256_of(shared.site.clip("short"))
+    paths = [r.path for r in shared.site.requests[hits_before:]]
+    assert all(p.startswith("/e2e/after-bad-") for p in paths), paths
+    bot_texts = [m.text or "" for m in shared.api.messages(user.id) if m.video is None]
+    assert all("Traceback" not in t for t in bot_texts)
+
+
+async def test_a_stalled_site_times_out_without_stalling_other_chats(shared: Stack) -> None:
+    slow_user, quick_user = new_user(), new_user()
+    shared.site.set_route("/e2e/stall.mp4", Stall())
+    shared.api.send_text(Chat.private(slow_user), slow_user, shared.site.url("/e2e/stall.mp4"))
+    await asyncio.sleep(0)  # both links queued; the stalled one first
+    url = clip_route(shared, "/e2e/quick.mp4")
+    video = await shared.video_reply(
+        quick_user.id, shared.api.send_text(Chat.private(quick_user), quick_user, url)
+    )
+    assert video.sha256 == sha256_of(shared.site.clip("short"))
