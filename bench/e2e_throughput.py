@@ -1,0 +1,353 @@
+"""End-to-end throughput of the real bot: parallel jobs, cache-hit latency, idle memory.
+
+`python bench/e2e_throughput.py` — everything on 127.0.0.1: the fake Bot API and the local
+video site run in this process, the bot is `vidrelay run` as a child process (real yt-dlp, a
+temporary SQLite store). Human-readable lines first; the last two lines are the machine-read
+`cache_hit_p50_ms=X` and `parallel_ratio=X.XX`.
+
+Targets (issue 5): parallel_ratio ≤ 0.45, cache-hit p50 ≤ 50 ms, idle RSS ≤ 200 MB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import itertools
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from entrypoints.testkit.bot_process import BotProcess, bot_environment
+from entrypoints.testkit.fake_bot_api import CallRecord, Chat, FakeBotApi, User, VideoRecord
+from entrypoints.testkit.video_server import Trickle, VideoServer
+
+CONCURRENCY = 3
+PARALLEL_JOBS = 6
+SINGLE_RUNS = 3
+"""Single jobs run this many times before and as many after the parallel run (the box's load drifts)."""
+CACHE_HITS = 30
+TRICKLE_SECONDS = 2.0
+JOB_TIMEOUT_SECONDS = 60.0
+SETTLE_SECONDS = 0.3
+"""After a video arrives its job still commits; the next measurement starts once that is done."""
+IDLE_SETTLE_SECONDS = 1.0
+
+_user_ids = itertools.count(70_001)
+_slow_paths = itertools.count(1)
+
+
+@dataclass(frozen=True, slots=True)
+class Post:
+    chat: Chat
+    message_id: int
+    at: float
+    """time.monotonic() just before the update was queued: the fake's records use the same clock."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delivered:
+    path: str
+    sent: Post
+    video: VideoRecord
+
+    @property
+    def seconds(self) -> float:
+        return self.video.at - self.sent.at
+
+
+# ---- talking to the bot
+
+
+def slow_path(site: VideoServer, data: bytes) -> str:
+    """A new path each time, so no two jobs share a scrape or a download."""
+    path = f"/slow/clip-{next(_slow_paths)}.mp4"
+    site.set_route(path, Trickle(data, TRICKLE_SECONDS))
+    return path
+
+
+def post(api: FakeBotApi, url: str) -> Post:
+    """`url` from a user the bot has not seen: no pacing bucket or queued-job cap carries over."""
+    user_id = next(_user_ids)
+    user = User(user_id, f"User {user_id}")
+    chat = Chat.private(user)
+    at = time.monotonic()
+    return Post(chat, api.send_text(chat, user, url), at)
+
+
+def reply_video(api: FakeBotApi, sent: Post) -> VideoRecord | None:
+    return next((v for v in api.videos(sent.chat.id) if v.reply_to == sent.message_id), None)
+
+
+async def wait_video(api: FakeBotApi, sent: Post) -> VideoRecord:
+    video = await api.wait_for(lambda: reply_video(api, sent), timeout=JOB_TIMEOUT_SECONDS)
+    assert video is not None  # wait_for returns only a truthy value
+    return video
+
+
+async def wait_idle(api: FakeBotApi) -> None:
+    """The last job has committed and the bot is long-polling: an update now is delivered at once."""
+    await asyncio.sleep(SETTLE_SECONDS)
+    await api.wait_for(lambda: api.polling, timeout=JOB_TIMEOUT_SECONDS)
+
+
+# ---- the bot's processes
+
+
+def _stat_fields(pid: int) -> list[str]:
+    """/proc/<pid>/stat from field 3 on (the name in parentheses may hold spaces)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = int(_stat_fields(int(entry.name))[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        kids = children.get(todo.pop(), [])
+        found += kids
+        todo += kids
+    return found
+
+
+def rss_kib(pid: int) -> int:
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) for line in lines if line.startswith("VmRSS:")), 0)
+
+
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """User + system CPU of the process itself, and of the children it has waited for."""
+    fields = _stat_fields(pid)
+    ticks = os.sysconf("SC_CLK_TCK")
+    return sum(map(int, fields[11:13])) / ticks, sum(map(int, fields[13:15])) / ticks
+
+
+# ---- 1. parallelism
+
+
+async def deliver(api: FakeBotApi, path: str, sent: Post) -> Delivered:
+    return Delivered(path, sent, await wait_video(api, sent))
+
+
+async def single_job(api: FakeBotApi, site: VideoServer, data: bytes) -> Delivered:
+    path = slow_path(site, data)
+    await wait_idle(api)
+    return await deliver(api, path, post(api, site.url(path)))
+
+
+async def parallel_jobs(api: FakeBotApi, site: VideoServer, data: bytes) -> list[Delivered]:
+    paths = [slow_path(site, data) for _ in range(PARALLEL_JOBS)]
+    await wait_idle(api)
+    posts = [post(api, site.url(path)) for path in paths]
+    return [await deliver(api, path, sent) for path, sent in zip(paths, posts, strict=True)]
+
+
+def milestones(site: VideoServer, job: Delivered) -> tuple[float, float, float, float]:
+    """Seconds after the post: yt-dlp's scrape request, its download request, the download's last
+    byte, and the video's arrival at the fake Bot API."""
+    gets = [r for r in site.requests if r.path == job.path and r.method == "GET"]
+    scrape, download = gets[0], gets[-1]
+    last_byte = download.finished if download.finished is not None else float("nan")
+    origin = job.sent.at
+    return scrape.started - origin, download.started - origin, last_byte - origin, job.video.at - origin
+
+
+def describe_single(site: VideoServer, jobs: list[Delivered]) -> None:
+    scrape, download, last_byte, video = (
+        statistics.median(column) for column in zip(*(milestones(site, j) for j in jobs), strict=True)
+    )
+    print(
+        f"  their median milestones after the post: yt-dlp scrape request +{scrape:.2f} s, download request "
+        f"+{download:.2f} s, last byte +{last_byte:.2f} s, video +{video:.2f} s"
+    )
+
+
+def describe_parallel(site: VideoServer, jobs: list[Delivered], cpu: tuple[float, float]) -> None:
+    scrapes = sorted(milestones(site, j)[0] for j in jobs)
+    print(f"  yt-dlp scrape requests at +{', +'.join(f'{t:.2f}' for t in scrapes)} s after the first post")
+    print(
+        f"  CPU meanwhile on {os.cpu_count()} core(s): bot {cpu[0]:.2f} s, "
+        f"its children (yt-dlp, ffprobe) {cpu[1]:.2f} s"
+    )
+
+
+async def single_jobs(api: FakeBotApi, site: VideoServer, data: bytes) -> list[Delivered]:
+    return [await single_job(api, site, data) for _ in range(SINGLE_RUNS)]
+
+
+async def measure_parallelism(api: FakeBotApi, site: VideoServer, data: bytes, bot_pid: int) -> float:
+    # The first job pays for cold disk caches and first imports; it is shown, not counted.
+    warm_up = await single_job(api, site, data)
+    print(f"warm-up job (cold caches, not counted): {warm_up.seconds:.2f} s")
+    singles = await single_jobs(api, site, data)
+    cpu_before = cpu_seconds(bot_pid)
+    jobs = await parallel_jobs(api, site, data)
+    cpu_after = cpu_seconds(bot_pid)
+    singles += await single_jobs(api, site, data)
+    single = statistics.median(j.seconds for j in singles)
+    print(f"single job alone, {len(singles)} runs around the parallel one: {_seconds(singles)} s")
+    describe_single(site, singles)
+    wall = max(j.video.at for j in jobs) - min(j.sent.at for j in jobs)
+    ratio = wall / (PARALLEL_JOBS * single)
+    print(
+        f"{PARALLEL_JOBS} jobs from {PARALLEL_JOBS} chats at concurrency {CONCURRENCY}: {wall:.2f} s wall "
+        f"from the first post to the last video, vs {PARALLEL_JOBS} × {single:.2f} s (median single) = "
+        f"{PARALLEL_JOBS * single:.2f} s → ratio {ratio:.2f} (target ≤ 0.45; "
+        f"the site served at most {site.max_concurrent} requests at once)"
+    )
+    describe_parallel(site, jobs, (cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1]))
+    return ratio
+
+
+# ---- 2. cache-hit latency
+
+
+def first_call(api: FakeBotApi, chat_id: int, method: str | None = None) -> CallRecord | None:
+    calls = api.calls if method is None else api.calls_of(method)
+    return next((c for c in calls if c.chat_id == chat_id and c.ok), None)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheHit:
+    first_method: str
+    first_ms: float
+    send_ms: float
+
+
+async def cache_hit(api: FakeBotApi, url: str) -> CacheHit:
+    """Time from the update to the bot's first Bot API call for the chat, and to its sendVideo.
+
+    The fake does not record when the getUpdates call that delivered an update returned, so the
+    clock starts when `send_text` queues the update while a long poll is waiting (`wait_idle`
+    checked `api.polling`): the fake answers that poll at once, so this also counts the loopback
+    hop to the bot. It stops at the sendVideo CallRecord's `at` (when the request arrived), and
+    that video must have gone by file_id.
+    """
+    await wait_idle(api)
+    sent = post(api, url)
+    video = await wait_video(api, sent)
+    send = first_call(api, sent.chat.id, "sendVideo")
+    first = first_call(api, sent.chat.id)
+    if video.source != "file_id" or send is None or first is None:
+        raise RuntimeError(f"expected a sendVideo by file_id, got one by {video.source}")
+    return CacheHit(first.method, (first.at - sent.at) * 1000, (send.at - sent.at) * 1000)
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    return sorted_values[round(fraction * (len(sorted_values) - 1))]
+
+
+async def measure_cache_hits(api: FakeBotApi, url: str) -> float:
+    hits = [await cache_hit(api, url) for _ in range(CACHE_HITS)]
+    latencies = sorted(h.send_ms for h in hits)
+    p50 = statistics.median(latencies)
+    print(
+        f"cache hit, update queued → sendVideo by file_id, {CACHE_HITS} new chats one after another: "
+        f"p50 {p50:.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms, max {latencies[-1]:.1f} ms "
+        "(target p50 ≤ 50)"
+    )
+    methods = ", ".join(f"{m} ×{n}" for m, n in collections.Counter(h.first_method for h in hits).items())
+    first = statistics.median(h.first_ms for h in hits)
+    print(f"  the bot's first call for the chat: {methods}; update → that call p50 {first:.1f} ms")
+    return p50
+
+
+async def cache(api: FakeBotApi, url: str) -> None:
+    """One upload of `url`, so its file_id is known."""
+    await wait_idle(api)
+    await wait_video(api, post(api, url))
+
+
+# ---- 3. idle memory
+
+
+async def idle_rss(api: FakeBotApi, bot: BotProcess, when: str) -> float:
+    await asyncio.sleep(IDLE_SETTLE_SECONDS)
+    await wait_idle(api)
+    pids = [bot.pid, *descendants(bot.pid)]
+    total = sum(rss_kib(pid) for pid in pids) / 1024
+    print(f"idle RSS {when}: {total:.1f} MB in {len(pids)} process(es) (target ≤ 200 MB)")
+    return total
+
+
+# ---- the run
+
+
+def _seconds(jobs: list[Delivered]) -> str:
+    return ", ".join(f"{j.seconds:.2f}" for j in jobs)
+
+
+def _clips_cache() -> Path:
+    cache_dir = Path.home() / ".cache" / "vidrelay" / "clips"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    return cache_dir
+
+
+async def measure(api: FakeBotApi, site: VideoServer, bot: BotProcess) -> tuple[float, float]:
+    await idle_rss(api, bot, "after start")
+    data = site.clip("medium").read_bytes()
+    print(f"slow link: the {len(data) / 1000:.0f} kB medium clip trickled over {TRICKLE_SECONDS:g} s")
+    ratio = await measure_parallelism(api, site, data, bot.pid)
+    cached = site.url(slow_path(site, data))
+    await cache(api, cached)
+    p50 = await measure_cache_hits(api, cached)
+    await idle_rss(api, bot, "after the jobs")
+    return p50, ratio
+
+
+async def start(api: FakeBotApi, bot: BotProcess) -> None:
+    started = time.monotonic()
+    await bot.start(api)
+    print(f"bot started and long-polling after {time.monotonic() - started:.2f} s")
+
+
+async def stop(bot: BotProcess) -> int:
+    """SIGTERM and the graceful stop; a bot that never started (or already died) needs none."""
+    if not bot.running:
+        return 1
+    code = await bot.terminate()
+    print(f"SIGTERM → the bot exited with {code}")
+    return code
+
+
+async def run() -> int:
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"machine: {os.cpu_count()} core(s), load average {load} (yt-dlp runs are CPU-bound at start)")
+    with tempfile.TemporaryDirectory(prefix="vidrelay-bench-") as tmp:
+        root = Path(tmp)
+        async with VideoServer(_clips_cache()) as site, FakeBotApi() as api:
+            env = bot_environment(
+                api,
+                root / "data",
+                VIDRELAY_JOB_CONCURRENCY=str(CONCURRENCY),
+                VIDRELAY_YTDLP_CONCURRENCY=str(CONCURRENCY),
+            )
+            bot = BotProcess(env, root / "bot.log")
+            try:
+                await start(api, bot)
+                p50, ratio = await measure(api, site, bot)
+            except Exception:
+                print(f"the bench failed; the bot's log:\n{bot.log()}", file=sys.stderr)
+                raise
+            finally:
+                code = await stop(bot)
+    print(f"cache_hit_p50_ms={p50:.1f}")
+    print(f"parallel_ratio={ratio:.2f}")
+    return 0 if code == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(run()))
