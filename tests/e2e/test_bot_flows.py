@@ -8,7 +8,7 @@ import pytest
 
 from entrypoints.testkit.fake_bot_api import Chat
 from entrypoints.testkit.video_server import Body, FailThen, Stall
-from tests.e2e.conftest import Stack, new_group, new_user, sha256_of
+from tests.e2e.conftest import WAIT_SECONDS, Stack, new_group, new_user, sha256_of
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
@@ -101,7 +101,7 @@ async def test_a_group_failure_is_a_reaction_and_not_a_video_stays_silent(shared
     group, user = new_group(), new_user()
     gone = shared.api.send_text(group, user, shared.site.url("/status/404"))
     words = shared.api.send_text(group, user, shared.site.url("/pages/no-video.html"))
-    reaction = await shared.api.wait_for(lambda: shared.api.reactions(group.id))
+    reaction = await shared.api.wait_for(lambda: shared.api.reactions(group.id), timeout=WAIT_SECONDS)
     assert [(r.message_id, r.emojis) for r in reaction] == [(gone, ("😢",))]
     marker = clip_route(shared, "/e2e/after-failures.mp4")
     await shared.video_reply(group.id, shared.api.send_text(group, user, marker))
@@ -124,14 +124,14 @@ async def test_a_long_video_in_a_group_asks_and_another_member_confirms(shared: 
     group, asker, other = new_group(), new_user(), new_user()
     message_id = shared.api.send_text(group, asker, shared.site.url("/pages/long.html"))
     prompt = await shared.api.wait_for(
-        lambda: next((m for m in shared.api.messages(group.id) if m.reply_markup), None)
+        lambda: next((m for m in shared.api.messages(group.id) if m.reply_markup), None), timeout=WAIT_SECONDS
     )
     assert prompt.text == "This video is pretty long (25m), download it anyway?"
     buttons = prompt.reply_markup["inline_keyboard"][0] if prompt.reply_markup else []
     assert [b["text"] for b in buttons] == ["👍 Yes please", "👎 No thanks"]
     confirm, cancel = (b["callback_data"] for b in buttons)
     refused = shared.api.press_button(group, other, prompt.message_id, cancel)
-    answer = await shared.api.wait_for(lambda: shared.api.callback_answer(refused))
+    answer = await shared.api.wait_for(lambda: shared.api.callback_answer(refused), timeout=WAIT_SECONDS)
     assert answer.text == "Only the person who sent the link can cancel."
     shared.api.press_button(group, other, prompt.message_id, confirm)
     video = await shared.video_reply(group.id, message_id, timeout=120)
@@ -142,7 +142,7 @@ async def test_confirm_and_cancel_in_one_batch_have_exactly_one_outcome(shared: 
     group, asker = new_group(), new_user()
     message_id = shared.api.send_text(group, asker, shared.site.url("/pages/long.html") + "?batch")
     prompt = await shared.api.wait_for(
-        lambda: next((m for m in shared.api.messages(group.id) if m.reply_markup), None)
+        lambda: next((m for m in shared.api.messages(group.id) if m.reply_markup), None), timeout=WAIT_SECONDS
     )
     buttons = prompt.reply_markup["inline_keyboard"][0] if prompt.reply_markup else []
     confirm, cancel = (b["callback_data"] for b in buttons)

@@ -12,7 +12,7 @@ import pytest
 
 from entrypoints.testkit.fake_bot_api import Chat
 from entrypoints.testkit.video_server import Body, Trickle
-from tests.e2e.conftest import Stack, new_user, sha256_of
+from tests.e2e.conftest import WAIT_SECONDS, Stack, new_user, sha256_of
 
 pytestmark = pytest.mark.slow
 
@@ -128,12 +128,15 @@ async def test_a_private_address_is_refused_before_any_request_reaches_it(fresh:
     url = fresh.site.url("/clips/short.mp4")
     message_id = fresh.api.send_text(Chat.private(user), user, url)
     refusal = await fresh.api.wait_for(
-        lambda: next((m for m in fresh.api.messages(user.id) if m.reply_to == message_id), None)
+        lambda: next((m for m in fresh.api.messages(user.id) if m.reply_to == message_id), None),
+        timeout=WAIT_SECONDS,
     )
     assert (refusal.text or "").startswith("🚫 I can't fetch")
     fresh.api.send_text(group, user, url)
     sentinel = fresh.api.send_text(Chat.private(user), user, url + "?after-the-group")
-    await fresh.api.wait_for(lambda: any(m.reply_to == sentinel for m in fresh.api.messages(user.id)))
+    await fresh.api.wait_for(
+        lambda: any(m.reply_to == sentinel for m in fresh.api.messages(user.id)), timeout=WAIT_SECONDS
+    )
     assert fresh.site.hits("/clips/short.mp4") == 0
     assert fresh.api.messages(group.id) == []
     assert jobs_mentioning(fresh.root / "data", str(group.id)) == 0
