@@ -221,3 +221,16 @@ def test_the_registered_job_list_is_exact(tmp_path: Path, clock: VirtualClock) -
     world = World(clock, tmp_path)
     names = world.engine.job_names()
     assert names == ["download_video", SWEEP_BLOBS, SWEEP_CACHES, "download_inline"]
+
+
+async def test_a_group_that_became_a_supergroup_still_gets_its_video(world: World) -> None:
+    world.downloader.serve(URL)
+    supergroup = -100555
+    migrated = MessengerError(
+        "Bad Request: group chat was upgraded to a supergroup chat", 400, migrate_to_chat_id=supergroup
+    )
+    world.messenger.fail_next("send_video", migrated)
+    await world.post(URL, chat_id=GROUP_CHAT)
+    await world.idle()
+    assert videos(world, GROUP_CHAT) == []
+    assert len(videos(world, supergroup)) == 1

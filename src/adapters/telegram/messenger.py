@@ -106,7 +106,10 @@ def inline_keyboard(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
 
 
 def _reply(message_id: int | None) -> ReplyParameters | None:
-    return None if message_id is None else ReplyParameters(message_id=message_id)
+    # A user who deleted their link (or a group that migrated) still gets the video, unthreaded.
+    if message_id is None:
+        return None
+    return ReplyParameters(message_id=message_id, allow_sending_without_reply=True)
 
 
 class TelegramMessenger(Messenger):

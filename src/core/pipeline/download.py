@@ -207,7 +207,11 @@ class DownloadVideo:
                 request.chat_id, video, meta, reply_to=request.message_id
             )
         except MessengerError as error:
-            return Failure(error)
+            if error.migrate_to_chat_id is None or error.migrate_to_chat_id == request.chat_id:
+                return Failure(error)
+            # The group became a supergroup while the job waited: same people, new chat id.
+            request.chat_id = error.migrate_to_chat_id
+            return await self._send(request, video, record, info)
         return Success((sent.file_id, sent.file_unique_id))
 
     async def _after_send(self, key: str, sent: Result[tuple[str, str], MessengerError]) -> JobOutcome:
