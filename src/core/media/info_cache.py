@@ -11,6 +11,7 @@ import logging
 
 from returns.result import Failure, Result, Success
 
+from core.media.keyed_lock import KeyedLock
 from ports.caches import InfoCache
 from ports.clock import Clock
 from ports.media import Downloader, OutputSink, ToolFailure, VideoInfo
@@ -35,6 +36,7 @@ class InfoService:
         self._downloader = downloader
         self._clock = clock
         self._ttl = ttl_seconds
+        self._scraping = KeyedLock()
 
     async def scrape(
         self,
@@ -45,11 +47,22 @@ class InfoService:
         verbose: bool = False,
         on_output: OutputSink | None = None,
     ) -> ScrapeResult:
-        """Every entry behind `url`, from the cache when fresh (unless `bypass_cache`)."""
-        if not bypass_cache:
+        """Every entry behind `url`, from the cache when fresh (unless `bypass_cache`).
+
+        Concurrent requests for one URL scrape it once: the others wait for that scrape and
+        then find its entries in the cache.
+        """
+        if bypass_cache:
+            return await self._scrape(url, timeout, verbose, on_output)
+        async with self._scraping.hold(url):
             cached = await self._cached(url)
             if cached:
                 return Success(cached)
+            return await self._scrape(url, timeout, verbose, on_output)
+
+    async def _scrape(
+        self, url: str, timeout: float, verbose: bool, on_output: OutputSink | None
+    ) -> ScrapeResult:
         scraped = await self._downloader.scrape(url, timeout=timeout, verbose=verbose, on_output=on_output)
         if isinstance(scraped, Failure):
             await self.evict(url)
