@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -234,3 +235,18 @@ async def test_a_group_that_became_a_supergroup_still_gets_its_video(world: Worl
     await world.idle()
     assert videos(world, GROUP_CHAT) == []
     assert len(videos(world, supergroup)) == 1
+
+
+async def test_a_long_video_telegram_already_has_is_still_asked_about_in_a_group(world: World) -> None:
+    world.downloader.serve(URL, video(URL, duration=None))
+    world.downloader.content["v1"] = b"long video bytes"
+    await world.post(URL)  # a private chat never asks
+    await world.idle()
+    record = await world.store.blob("testsite:v1:18")
+    assert record is not None
+    assert record.file_id is not None
+    await world.store.put_blob(replace(record, duration=3000.0))  # what ffprobe measured
+    await world.post(URL, chat_id=GROUP_CHAT)
+    await world.idle()
+    [prompt] = world.messenger.chat(GROUP_CHAT)
+    assert prompt.text == "This video is pretty long (50m), download it anyway?"

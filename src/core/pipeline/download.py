@@ -154,6 +154,11 @@ class DownloadVideo:
     ) -> JobOutcome:
         key = blob_key(info)
         record = await self._s.blobs.find(key)
+        known_duration = info.duration if info.duration is not None else record.duration if record else None
+        if self._needs_confirmation(request, known_duration):
+            # Asked even when Telegram has it: the question is about the group's screen, not bandwidth.
+            pinned = key if record is not None and record.file_name is not None else None
+            return await self._ask_first(request, known_duration or 0.0, pinned)
         if record is not None and record.file_id is not None:
             sent = await self._send(request, StoredVideo(record.file_id), record, info)
             if not _wrong_file_id(sent):
@@ -165,8 +170,6 @@ class DownloadVideo:
             context.payload.update(request.to_payload())
         if info.filesize is not None and info.filesize > self._config.upload_limit_bytes:
             return await self._too_large(request, info.filesize)
-        if self._needs_confirmation(request, info.duration):
-            return await self._ask_first(request, info.duration or 0.0, None)
         job_log.append(texts.downloading())
         await self._checkpoint(context, request, job_log)
         fetched = await self._s.blobs.fetch(
