@@ -1,0 +1,77 @@
+"""A message with links becomes jobs: one per distinct allowed URL, capped per user."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.pipeline.intake import IncomingMessage, LinkIntake
+from core.urls import Entity
+from tests.support.clock import VirtualClock
+from tests.support.world import PRIVATE_CHAT, USER, World
+
+
+def message(text: str, message_id: int = 1, chat_id: int = PRIVATE_CHAT) -> IncomingMessage:
+    entities, start = [], 0
+    for word in text.split(" "):
+        if "." in word or "/" in word:
+            entities.append(Entity("url", start, len(word)))
+        start += len(word) + 1
+    chat_type = "private" if chat_id > 0 else "group"
+    return IncomingMessage(chat_id, chat_type, message_id, USER, text, entities)
+
+
+async def test_each_distinct_url_becomes_one_job(tmp_path: Path, clock: VirtualClock) -> None:
+    world = World(clock, tmp_path)
+    report = await world.intake.accept(message("a.example/1 b.example/2 a.example/1"))
+    assert report.accepted == ["https://a.example/1", "https://b.example/2"]
+    jobs = await world.store.list_jobs()
+    assert [(j.name, j.payload["url"], j.owner_id, j.key) for j in jobs] == [
+        ("download_video", "https://a.example/1", USER, "a.example"),
+        ("download_video", "https://b.example/2", USER, "b.example"),
+    ]
+
+
+async def test_an_edit_runs_only_urls_new_to_the_message(tmp_path: Path, clock: VirtualClock) -> None:
+    world = World(clock, tmp_path)
+    await world.intake.accept(message("a.example/1", message_id=9))
+    report = await world.intake.accept(message("a.example/1 c.example/3", message_id=9))
+    assert report.accepted == ["https://c.example/3"]
+    assert report.already_handled == ["https://a.example/1"]
+
+
+async def test_the_per_user_cap_stops_intake_with_a_reason(tmp_path: Path, clock: VirtualClock) -> None:
+    world = World(clock, tmp_path)
+    world.intake = LinkIntake(world.engine, world.store, world.services.guard, max_queued_per_user=2)
+    report = await world.intake.accept(message("a.example/1 a.example/2 a.example/3"))
+    assert report.accepted == ["https://a.example/1", "https://a.example/2"]
+    assert report.queue_full
+
+
+async def test_refused_urls_are_reported_and_never_queued(tmp_path: Path, clock: VirtualClock) -> None:
+    world = World(clock, tmp_path)
+    text = "ftp://a.example/x internal.test/admin localhost/x good.example/v"
+    report = await world.intake.accept(message(text))
+    assert report.accepted == ["https://good.example/v"]
+    assert [url for url, _ in report.refused] == [
+        "ftp://a.example/x",
+        "https://internal.test/admin",
+        "https://localhost/x",
+    ]
+    assert len(await world.store.list_jobs()) == 1
+
+
+async def test_chats_outside_the_allowlist_are_ignored(tmp_path: Path, clock: VirtualClock) -> None:
+    world = World(clock, tmp_path)
+    world.intake = LinkIntake(
+        world.engine, world.store, world.services.guard, max_queued_per_user=10, allowed_chat_ids=[-42]
+    )
+    ignored = await world.intake.accept(message("a.example/1"))
+    allowed = await world.intake.accept(message("a.example/1", chat_id=-42))
+    assert (ignored.accepted, allowed.accepted) == ([], ["https://a.example/1"])
+
+
+async def test_a_message_without_links_makes_nothing(tmp_path: Path, clock: VirtualClock) -> None:
+    world = World(clock, tmp_path)
+    report = await world.intake.accept(IncomingMessage(1, "private", 1, USER, "hello there", []))
+    assert (report.accepted, report.refused, report.queue_full) == ([], [], False)
+    assert await world.store.list_jobs() == []
