@@ -23,6 +23,8 @@ from entrypoints.testkit.video_server import VideoServer
 CLIPS_DIR = Path(tempfile.gettempdir()) / "vidrelay-test-clips"
 WAIT_SECONDS = 60.0
 _ids = itertools.count(1)
+ADMIN = User(4242, "Admin", username="admin")
+INLINE_CACHE = Chat.supergroup(-1009999, "Inline cache")
 
 
 def new_user() -> User:
@@ -94,7 +96,9 @@ def _print_bot_logs(root: Path) -> None:
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack]:
     """One bot for a module's tests (each test uses its own chats and paths)."""
-    async for stack in _stack(tmp_path_factory.mktemp("e2e")):
+    env = {"VIDRELAY_ADMIN_USER_IDS": str(ADMIN.id), "VIDRELAY_INLINE_CACHE_CHAT_ID": str(INLINE_CACHE.id)}
+    async for stack in _stack(tmp_path_factory.mktemp("e2e"), **env):
+        stack.api.add_chat(INLINE_CACHE)
         yield stack
 
 

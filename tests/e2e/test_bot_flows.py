@@ -8,7 +8,7 @@ import pytest
 
 from entrypoints.testkit.fake_bot_api import Chat
 from entrypoints.testkit.video_server import Body, FailThen, Stall
-from tests.e2e.conftest import WAIT_SECONDS, Stack, new_group, new_user, sha256_of
+from tests.e2e.conftest import ADMIN, INLINE_CACHE, WAIT_SECONDS, Stack, new_group, new_user, sha256_of
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
@@ -205,3 +205,65 @@ async def test_a_stalled_site_times_out_without_stalling_other_chats(shared: Sta
         quick_user.id, shared.api.send_text(Chat.private(quick_user), quick_user, url)
     )
     assert video.sha256 == sha256_of(shared.site.clip("short"))
+
+
+async def test_start_and_help_explain_the_bot_in_private(shared: Stack) -> None:
+    user = new_user()
+    start = shared.api.send_text(Chat.private(user), user, "/start")
+    reply = await shared.api.wait_for(
+        lambda: next(
+            (m for m in shared.api.messages(user.id) if m.reply_to is None or m.reply_to == start), None
+        ),
+        timeout=WAIT_SECONDS,
+    )
+    assert "Send me a link to a video" in (reply.text or "")
+
+
+async def test_status_answers_admins_only(shared: Stack) -> None:
+    outsider = new_user()
+    ignored = shared.api.send_text(Chat.private(outsider), outsider, "/status")
+    asked = shared.api.send_text(Chat.private(ADMIN), ADMIN, "/status")
+    reply = await shared.api.wait_for(
+        lambda: next((m for m in shared.api.messages(ADMIN.id) if m.reply_to == asked), None),
+        timeout=WAIT_SECONDS,
+    )
+    for field in ("Queue:", "In flight:", "Failed:", "yt-dlp:", "Last update check:"):
+        assert field in (reply.text or "")
+    assert [m for m in shared.api.messages(outsider.id) if m.reply_to == ignored] == []
+
+
+async def test_editing_a_private_message_runs_only_the_new_link(shared: Stack) -> None:
+    user = new_user()
+    chat = Chat.private(user)
+    first = clip_route(shared, f"/e2e/edit-first-{user.id}.mp4")
+    second = clip_route(shared, f"/e2e/edit-second-{user.id}.mp4", "medium")
+    message_id = shared.api.send_text(chat, user, f"one {first}")
+    await shared.video_reply(user.id, message_id)
+    hits = shared.site.hits(f"/e2e/edit-first-{user.id}.mp4")
+    shared.api.send_edited_text(chat, user, message_id, f"one {first} and {second}")
+    await shared.api.wait_for(lambda: len(shared.api.videos(user.id)) == 2, timeout=WAIT_SECONDS)
+    assert shared.site.hits(f"/e2e/edit-first-{user.id}.mp4") == hits
+    assert shared.api.videos(user.id)[1].sha256 == sha256_of(shared.site.clip("medium"))
+
+
+async def test_inline_mode_swaps_a_placeholder_for_the_video_then_answers_from_cache(shared: Stack) -> None:
+    user = new_user()
+    url = clip_route(shared, "/e2e/inline.mp4")
+    first = shared.api.send_inline_query(user, url)
+    answer = await shared.api.wait_for(lambda: shared.api.inline_answer(first), timeout=WAIT_SECONDS)
+    assert [(r["type"], r["id"]) for r in answer.results] == [
+        ("article", "full"),
+        ("article", "no_caption"),
+        ("article", "no_source"),
+    ]
+    inline_id = shared.api.choose_inline_result(user, "full", query=url)
+    edit = await shared.api.wait_for(
+        lambda: next((e for e in shared.api.media_edits if e.inline_message_id == inline_id), None),
+        timeout=WAIT_SECONDS,
+    )
+    assert edit.file.sha256 == sha256_of(shared.site.clip("short"))
+    assert [v.file_id for v in shared.api.videos(INLINE_CACHE.id)] == [edit.file.file_id]
+    again = shared.api.send_inline_query(user, url)
+    cached = await shared.api.wait_for(lambda: shared.api.inline_answer(again), timeout=WAIT_SECONDS)
+    assert {r["type"] for r in cached.results} == {"video"}
+    assert {r["video_file_id"] for r in cached.results} == {edit.file.file_id}
