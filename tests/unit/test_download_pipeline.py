@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from core.pipeline.jobs import SWEEP_BLOBS, SWEEP_CACHES
 from ports.messenger import MessengerError
 from tests.support.clock import VirtualClock
 from tests.support.downloader import http_error, video
@@ -216,12 +215,6 @@ async def test_verbose_streams_output_into_the_log(world: World) -> None:
     await world.post(URL, verbose=True)
     await world.idle()
     assert "<code>[testsite] https://videos.example/watch/1: Downloading webpage</code>" in log_text(world)
-
-
-def test_the_registered_job_list_is_exact(tmp_path: Path, clock: VirtualClock) -> None:
-    world = World(clock, tmp_path)
-    names = world.engine.job_names()
-    assert names == ["download_video", SWEEP_BLOBS, SWEEP_CACHES, "download_inline"]
 
 
 async def test_a_group_that_became_a_supergroup_still_gets_its_video(world: World) -> None:
