@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -205,3 +206,29 @@ async def test_two_connections_on_one_file_wait_for_each_other(tmp_path: Path) -
         assert (await bot.counts()).running == 100
     finally:
         await bot.close()
+
+
+async def test_a_process_that_never_closes_the_store_still_exits(tmp_path: Path) -> None:
+    """asyncio.run cancels the writer at exit; it stops aiosqlite's (non-daemon) thread too."""
+    path = tmp_path / "vidrelay.db"
+    script = (
+        "import asyncio, pathlib\n"
+        "from adapters.sqlite import SqliteStore\n"
+        "from ports.jobs import NewJob\n"
+        "async def main():\n"
+        f"    store = await SqliteStore.open(pathlib.Path({str(path)!r}))\n"
+        "    await store.enqueue(NewJob('download_video', {}, 3), 0.0)\n"
+        "asyncio.run(main())\n"
+    )
+    process = await asyncio.create_subprocess_exec(sys.executable, "-c", script)
+    try:
+        assert await asyncio.wait_for(process.wait(), timeout=30) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    store = await SqliteStore.open(path)
+    try:
+        assert [j.name for j in await store.list_jobs()] == ["download_video"]
+    finally:
+        await store.close()

@@ -62,9 +62,15 @@ _Outcome = _Done | _Raised
 
 
 class GroupCommitWriter:
-    def __init__(self, connection: aiosqlite.Connection, max_batch: int = 512) -> None:
+    def __init__(
+        self,
+        connection: aiosqlite.Connection,
+        max_batch: int = 512,
+        max_linger_turns: int = 4,
+    ) -> None:
         self._connection = connection
         self._max_batch = max_batch
+        self._max_linger_turns = max_linger_turns
         self._waiting: deque[_Op[Any]] = deque()
         self._signal = asyncio.Event()
         self._closed = False
@@ -94,12 +100,39 @@ class GroupCommitWriter:
             self._task = None
 
     async def _run(self) -> None:
-        while True:
-            await self._signal.wait()
-            self._signal.clear()
-            while self._waiting:
-                await self._run_batch(self._take_batch())
-            if self._closed:
+        try:
+            while True:
+                await self._signal.wait()
+                self._signal.clear()
+                while self._waiting:
+                    await self._linger()
+                    await self._run_batch(self._take_batch())
+                if self._closed:
+                    return
+        except asyncio.CancelledError:
+            # The event loop is going away without close() (asyncio.run cancels leftover tasks).
+            # Stop aiosqlite's thread too: it is not a daemon, so it would keep the process alive.
+            self._closed = True
+            for op in self._waiting:
+                if not op.future.done():
+                    op.future.set_exception(StoreError("the SQLite store was shut down"))
+            self._waiting.clear()
+            stop = getattr(self._connection, "stop", None)  # aiosqlite >= 0.22.1
+            if stop is not None:
+                stop()
+            raise
+
+    async def _linger(self) -> None:
+        """Let the event loop turn while that brings more operations, a few turns at most.
+
+        The coroutines woken by the last commit (workers, producers) each submit their next
+        operation within a turn or two; waiting for them costs microseconds, while every
+        separate commit costs an fsync.
+        """
+        for _ in range(self._max_linger_turns):
+            waiting = len(self._waiting)
+            await asyncio.sleep(0)
+            if len(self._waiting) == waiting:
                 return
 
     def _take_batch(self) -> list[_Op[Any]]:
