@@ -21,7 +21,7 @@ from core.jobs.registry import (
     JobType,
 )
 from core.lifecycle import RetryPolicy
-from ports.jobs import NewJob
+from ports.jobs import Job, NewJob
 from tests.support.clock import VirtualClock, settle
 
 Handler = Callable[[JobContext], Awaitable[JobOutcome]]
@@ -415,3 +415,49 @@ async def test_concurrency_runs_jobs_side_by_side(harness: Harness, clock: Virtu
     await engine.start()
     await clock.run_until(lambda: len(started) == 6)
     assert [s - t0 for s in started] == [0, 0, 0, 10, 10, 10]
+
+
+class SlowClaims(MemoryStore):
+    """A store whose claim commits, then takes a while to answer (a busy SQLite writer)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answer = asyncio.Event()
+        self.claims = 0
+
+    async def claim(self, *args: object, **kwargs: object) -> Job | None:  # type: ignore[override]
+        job = await super().claim(*args, **kwargs)  # type: ignore[arg-type]
+        self.claims += 1
+        await self.answer.wait()
+        return job
+
+
+async def test_stop_during_a_claim_releases_the_claimed_job_with_its_attempt(clock: VirtualClock) -> None:
+    store = SlowClaims()
+    harness = Harness(clock, store)
+    engine = harness.build(harness.job_type("work", recorder(clock, [])))
+    job_id = await store.enqueue(NewJob("work", {}, 3), clock.now())
+    await engine.start()
+    await settle()
+    assert store.claims == 1
+    stopping = asyncio.create_task(engine.stop(grace_seconds=30))
+    await settle()
+    store.answer.set()
+    await stopping
+    [left] = await store.list_jobs()
+    assert (left.id, left.attempts, left.claimed_by) == (job_id, 0, None)
+
+
+async def test_a_periodic_job_whose_process_died_is_dropped_not_dead_lettered(
+    harness: Harness, clock: VirtualClock
+) -> None:
+    runs: list[tuple[str, float]] = []
+    engine = harness.build(harness.job_type("sweep_blobs", recorder(clock, runs), interval_seconds=3600.0))
+    await harness.store.enqueue(NewJob("sweep_blobs", {}, 1), clock.now())
+    await harness.store.claim("dead-process", clock.now(), 60)
+    await harness.store.recover_leases()
+    gave_up = await engine.start()
+    await clock.advance(1)
+    assert gave_up == 0
+    assert await harness.store.list_failed() == []
+    assert len(runs) == 1  # the boot tick ran it afresh

@@ -153,8 +153,10 @@ class Engine:
         for ticker in self._tickers:
             ticker.cancel()
         await _settle(self._tickers)
-        if self._running:
-            await _first_of(_all_done(list(self._workers)), self._clock.sleep(grace_seconds))
+        # Every worker is let go on its own first, idle ones too: one in the middle of a claim or
+        # of deleting a finished job's row must finish that step, or a claimed job would keep a
+        # spent attempt and a delivered one would run again.
+        await _first_of(_all_done(list(self._workers)), self._clock.sleep(grace_seconds))
         for worker in self._workers:
             worker.cancel()
         await _settle(self._workers)
@@ -222,7 +224,7 @@ class Engine:
             await self._bury(job, f"unknown job name {job.name!r}: no handler is registered", None)
             return None
         if job.attempts > job.max_attempts:
-            await self._bury(job, _gave_up(job), job_type)
+            await self._give_up(job, job_type)
             return None
         if self._stopping.is_set():
             await self._store.release(job.id, self._clock.now())
@@ -329,10 +331,20 @@ class Engine:
             await _contained(job_type.on_dead(DeadJob(job, reason, failure)), job)
 
     async def _bury_exhausted(self) -> int:
-        exhausted = await self._store.exhausted(self._clock.now())
-        for job in exhausted:
-            await self._bury(job, _gave_up(job), self._registry.get(job.name))
-        return len(exhausted)
+        gave_up = 0
+        for job in await self._store.exhausted(self._clock.now()):
+            gave_up += await self._give_up(job, self._registry.get(job.name))
+        return gave_up
+
+    async def _give_up(self, job: Job, job_type: JobType | None) -> int:
+        """A job whose attempts were spent by dying processes. A periodic one is just dropped:
+        its next tick runs it again, and a dead letter would be noise."""
+        if job_type is not None and job_type.interval_seconds:
+            await self._store.complete(job.id)
+            log.warning("periodic job dropped after its process died", extra=_log_fields(job))
+            return 0
+        await self._bury(job, _gave_up(job), job_type)
+        return 1
 
     async def _tick(self, job_type: JobType) -> None:
         interval = job_type.interval_seconds or 0.0

@@ -106,13 +106,14 @@ async def on_verbose(message: Message, command: CommandObject, app: App) -> None
 
 
 async def _reply_to_report(message: Message, report: IntakeReport, app: App) -> None:
-    """Refusals are explained in private chats; groups get silence."""
+    """A full queue is said everywhere (the user must know the link was not taken); refused
+    addresses are explained in private chats and met with silence in groups."""
+    if report.queue_full:
+        await message.reply(texts.queue_full(app.settings.max_queued_per_user))
     if message.chat.type != PRIVATE:
         return
     for url, why in report.refused:
         await message.reply(texts.refused_url(url, why))
-    if report.queue_full:
-        await message.reply(texts.queue_full(app.settings.max_queued_per_user))
 
 
 async def on_status(message: Message, app: App) -> None:

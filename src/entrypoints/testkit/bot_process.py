@@ -66,12 +66,16 @@ class BotProcess:
                 stdout=log,
                 stderr=log,
             )
-        try:
-            await api.wait_for(lambda: api.polling or not self.running, timeout=_START_TIMEOUT_SECONDS)
-        except TimeoutError:
-            raise RuntimeError(f"the bot did not start polling; its log:\n{self.log()}") from None
+        # The fake API only wakes its waiters on API traffic, so the exit is watched on its own.
+        polling = asyncio.ensure_future(api.wait_for(lambda: api.polling, timeout=_START_TIMEOUT_SECONDS))
+        exited = asyncio.ensure_future(self._process.wait())
+        await asyncio.wait({polling, exited}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (polling, exited):
+            task.cancel()
         if not self.running:
             raise RuntimeError(f"the bot exited at start; its log:\n{self.log()}")
+        if polling.cancelled() or polling.exception() is not None:
+            raise RuntimeError(f"the bot did not start polling; its log:\n{self.log()}")
 
     async def kill(self) -> int:
         """SIGKILL: no handler runs, nothing is flushed — a crash."""
