@@ -1,0 +1,289 @@
+"""End-to-end queue throughput: vidrelay's SQLite store + Engine against huey and persist-queue.
+
+    python bench/queue_throughput.py [--jobs 20000] [--producers 32] [--rounds 3]
+
+Every system does the same work on a file in the same folder (same disk):
+- N jobs with a no-op handler, enqueued one call per job by P producers running at the same
+  time as the consumers (vidrelay: coroutines calling `engine.submit`, as the bot's handlers do;
+  huey and persist-queue: threads, their native producers). No bulk insert anywhere.
+- 3 consumers (vidrelay: Engine(concurrency=3); huey: its own consumer with 3 worker threads;
+  persist-queue: 3 threads running get + ack).
+- A job counts as done only once its completion is committed: vidrelay after `complete()`
+  returned (the row's DELETE committed), huey after the task ran (huey commits the dequeue's
+  DELETE before it runs a task), persist-queue after `ack()` committed.
+- The clock runs from the first enqueue until the N-th job is done.
+
+huey and persist-queue run at their defaults, which leave SQLite at WAL with synchronous=FULL
+(each commit fsynced); vidrelay runs at its default (synchronous=FULL), and once more at NORMAL
+to show what the other setting would buy. Each measurement runs in a fresh child process; the
+rounds interleave the systems so that a noisy disk hurts them alike; the median is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import platform
+import random
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+SYSTEMS = ("vidrelay", "vidrelay-other-durability", "huey", "persist-queue")
+
+
+def main() -> int:
+    args = parse(sys.argv[1:])
+    if args.only:
+        result = run_child(args)
+        print(json.dumps(result), flush=True)
+        return 0
+    return run_parent(args)
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--jobs", type=int, default=20_000)
+    parser.add_argument("--producers", type=int, default=32, help="concurrent producers (coroutines/threads)")
+    parser.add_argument("--concurrency", type=int, default=3, help="consumers")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--dir", type=Path, default=None, help="folder for the database files (one disk)")
+    parser.add_argument("--skip-other-durability", action="store_true")
+    parser.add_argument("--only", choices=SYSTEMS, help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+# The parent: interleaved rounds, one child process per measurement -----------------------------
+
+
+def run_parent(args: argparse.Namespace) -> int:
+    from adapters.sqlite import DEFAULT_SYNCHRONOUS
+
+    systems = [s for s in SYSTEMS if not (args.skip_other_durability and s == "vidrelay-other-durability")]
+    print(
+        f"# {args.jobs} jobs, {args.producers} producers, {args.concurrency} consumers,"
+        f" {args.rounds} round(s); Python {platform.python_version()}, SQLite {sqlite3.sqlite_version},"
+        f" {os.cpu_count()} CPU(s)"
+    )
+    results: dict[str, list[dict[str, object]]] = {s: [] for s in systems}
+    with tempfile.TemporaryDirectory(prefix="vidrelay-bench-", dir=args.dir) as folder:
+        print(f"# files in {folder}")
+        for round_number in range(args.rounds):
+            for system in systems:
+                result = run_in_child(system, args, Path(folder) / f"{system}-{round_number}")
+                results[system].append(result)
+                print(
+                    f"#   round {round_number + 1}: {system} {result['jobs_per_second']:.0f} jobs/s",
+                    flush=True,
+                )
+    medians = {
+        s: statistics.median(float(str(r["jobs_per_second"])) for r in rs) for s, rs in results.items()
+    }
+    for system in systems:
+        print(f"{results[system][0]['label']}: {medians[system]:.0f} jobs/s")
+    other = "NORMAL" if DEFAULT_SYNCHRONOUS == "FULL" else "FULL"
+    if "vidrelay-other-durability" in medians:
+        change = medians["vidrelay-other-durability"] / medians["vidrelay"]
+        print(f"# synchronous={other} instead of {DEFAULT_SYNCHRONOUS}: x{change:.2f} throughput")
+    print(f"ratio_vs_huey={medians['vidrelay'] / medians['huey']:.2f}")
+    return 0
+
+
+def run_in_child(system: str, args: argparse.Namespace, folder: Path) -> dict[str, object]:
+    folder.mkdir()
+    argv = [sys.executable, __file__, "--only", system, "--dir", str(folder)]
+    argv += [
+        "--jobs",
+        str(args.jobs),
+        "--producers",
+        str(args.producers),
+        "--concurrency",
+        str(args.concurrency),
+    ]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"{system} failed:\n{done.stdout}\n{done.stderr}")
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def run_child(args: argparse.Namespace) -> dict[str, object]:
+    folder: Path = args.dir
+    if args.only == "vidrelay":
+        from adapters.sqlite import DEFAULT_SYNCHRONOUS
+
+        return asyncio.run(run_vidrelay(folder, args, DEFAULT_SYNCHRONOUS, default=True))
+    if args.only == "vidrelay-other-durability":
+        from adapters.sqlite import DEFAULT_SYNCHRONOUS
+
+        other = "NORMAL" if DEFAULT_SYNCHRONOUS == "FULL" else "FULL"
+        return asyncio.run(run_vidrelay(folder, args, other, default=False))
+    if args.only == "huey":
+        return run_huey(folder, args)
+    return run_persist_queue(folder, args)
+
+
+def measured(label: str, jobs: int, seconds: float, **detail: object) -> dict[str, object]:
+    return {"label": label, "jobs_per_second": jobs / seconds, "seconds": seconds, **detail}
+
+
+# vidrelay: the real Engine over the real SQLite store ---------------------------------------------
+
+
+async def run_vidrelay(
+    folder: Path, args: argparse.Namespace, synchronous: str, *, default: bool
+) -> dict[str, object]:
+    from returns.result import Success
+
+    from adapters.clock import SystemClock
+    from adapters.sqlite import SqliteStore
+    from core.jobs.engine import Engine, EngineConfig
+    from core.jobs.registry import JobContext, JobOutcome, JobRegistry, JobType
+
+    logging.getLogger("vidrelay").setLevel(logging.ERROR)
+
+    class CountingStore(SqliteStore):
+        """Counts a job done once its row's deletion is committed (complete() returned)."""
+
+        target = args.jobs
+        completed = 0
+        all_done = asyncio.Event()
+
+        async def complete(self, job_id: int) -> None:
+            await super().complete(job_id)
+            CountingStore.completed += 1
+            if CountingStore.completed == CountingStore.target:
+                CountingStore.all_done.set()
+
+    async def noop(_: JobContext) -> JobOutcome:
+        return Success(None)
+
+    store = await CountingStore.open(folder / "vidrelay.db", synchronous=synchronous)
+    registry = JobRegistry([JobType("noop", noop, timeout_seconds=60.0)])
+    config = EngineConfig(concurrency=args.concurrency)
+    engine = Engine(store, SystemClock(), registry, config, random.random, worker_id="bench")
+    await engine.start()
+
+    async def produce(first: int) -> None:
+        for n in range(first, args.jobs, args.producers):
+            await engine.submit("noop", {"n": n})
+
+    started = time.perf_counter()
+    await asyncio.gather(*(produce(p) for p in range(args.producers)))
+    await CountingStore.all_done.wait()
+    seconds = time.perf_counter() - started
+
+    await engine.stop(1.0)
+    counts = await store.counts()
+    transactions = store.transactions
+    await store.close()
+    assert (counts.waiting, counts.running, counts.failed) == (0, 0, 0), counts
+    tag = ", the default" if default else ""
+    label = f"vidrelay SqliteStore + Engine (WAL, synchronous={synchronous}{tag})"
+    return measured(label, args.jobs, seconds, transactions=transactions)
+
+
+# huey: SqliteHuey with its own consumer ------------------------------------------------------------------
+
+
+def run_huey(folder: Path, args: argparse.Namespace) -> dict[str, object]:
+    from huey import SqliteHuey
+
+    logging.getLogger("huey").setLevel(logging.ERROR)
+    huey = SqliteHuey(name="bench", filename=str(folder / "huey.db"), results=False, immediate=False)
+    synchronous = huey.storage.conn.execute("PRAGMA synchronous").fetchone()[0]
+    lock, done, all_done = threading.Lock(), [0], threading.Event()
+
+    @huey.task()
+    def noop(n: int) -> None:
+        with lock:
+            done[0] += 1
+            if done[0] == args.jobs:
+                all_done.set()
+
+    consumer = huey.create_consumer(workers=args.concurrency, worker_type="thread", periodic=False)
+
+    def produce(first: int) -> None:
+        for n in range(first, args.jobs, args.producers):
+            noop(n)
+
+    producers = [threading.Thread(target=produce, args=(p,)) for p in range(args.producers)]
+    consumer.start()
+    started = time.perf_counter()
+    for producer in producers:
+        producer.start()
+    all_done.wait()
+    seconds = time.perf_counter() - started
+    consumer.stop(graceful=True)
+    left = huey.pending_count()
+    huey.storage.close()
+    assert left == 0, left
+    label = f"huey {version('huey')} SqliteHuey (WAL, synchronous={_LEVELS[synchronous]}, its default)"
+    return measured(label, args.jobs, seconds)
+
+
+# persist-queue: SQLiteAckQueue put + get + ack -----------------------------------------------------------
+
+
+def run_persist_queue(folder: Path, args: argparse.Namespace) -> dict[str, object]:
+    from persistqueue import SQLiteAckQueue
+    from persistqueue.exceptions import Empty
+
+    queue = SQLiteAckQueue(str(folder / "persist-queue"), multithreading=True, auto_commit=True)
+    synchronous = queue._getter.execute("PRAGMA synchronous").fetchone()[0]
+    lock, done, all_done = threading.Lock(), [0], threading.Event()
+
+    def produce(first: int) -> None:
+        for n in range(first, args.jobs, args.producers):
+            queue.put(n)
+
+    def consume() -> None:
+        while not all_done.is_set():
+            try:
+                item = queue.get(block=True, timeout=0.05, raw=True)
+            except Empty:
+                continue
+            queue.ack(id=item["pqid"])
+            with lock:
+                done[0] += 1
+                if done[0] == args.jobs:
+                    all_done.set()
+
+    threads = [threading.Thread(target=consume) for _ in range(args.concurrency)]
+    threads += [threading.Thread(target=produce, args=(p,)) for p in range(args.producers)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    all_done.wait()
+    seconds = time.perf_counter() - started
+    for thread in threads:
+        thread.join()
+    acked = queue.acked_count()
+    queue.close()
+    assert acked == args.jobs, acked
+    level = _LEVELS[synchronous]
+    label = f"persist-queue {version('persist-queue')} SQLiteAckQueue (WAL, synchronous={level}, its default)"
+    return measured(label, args.jobs, seconds)
+
+
+_LEVELS = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
+
+
+def version(distribution: str) -> str:
+    from importlib.metadata import version as installed
+
+    return installed(distribution)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
