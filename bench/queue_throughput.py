@@ -17,6 +17,15 @@ huey and persist-queue run at their defaults, which leave SQLite at WAL with syn
 (each commit fsynced); vidrelay runs at its default (synchronous=FULL), and once more at NORMAL
 to show what the other setting would buy. Each measurement runs in a fresh child process; the
 rounds interleave the systems so that a noisy disk hurts them alike; the median is reported.
+
+Why synchronous=FULL is vidrelay's default: the promise is that an accepted link is never lost,
+and the bot acknowledges a link as soon as its enqueue returns. In WAL mode, NORMAL fsyncs only
+at checkpoints: a commit survives the process dying (OOM, SIGKILL, a container restart) but not
+a power cut or a kernel crash, which can roll back the last transactions before it, so an
+acknowledged link could vanish (and a finished job run again). FULL fsyncs the WAL at every
+commit. Group commit is what makes that affordable: every operation waiting when a transaction
+starts shares its one fsync (the engine's workers submit a job's deletion together with their
+next claim), so NORMAL buys only the factor this bench prints on the "# synchronous=NORMAL" line.
 """
 
 from __future__ import annotations

@@ -75,6 +75,31 @@ async def test_the_claim_walks_the_primary_key_without_sorting(store: SqliteStor
         assert "INDEX" not in plan.replace("json_each VIRTUAL TABLE INDEX", "")
 
 
+@pytest.mark.parametrize(
+    ("query", "index"),
+    [
+        ("_NEXT_DUE", "jobs_available_at"),
+        ("_NEXT_DUE_UNPAUSED", "jobs_available_at"),
+        ("_NEXT_LEASE_END", "jobs_lease_until"),
+        ("_NEXT_LEASE_END_UNPAUSED", "jobs_lease_until"),
+        ("_SAME_NAME_EXISTS", "jobs_name"),
+        ("_COUNT_FOR_OWNER", "jobs_owner"),
+        ("_PINNED_BY_PENDING", "pending_blob_key"),
+        ("_EXPIRE", "pending_created_at"),
+        ("_SWEEP_INFO", "video_info_created_at"),
+        ("_SWEEP_HANDLED", "handled_urls_created_at"),
+    ],
+)
+async def test_lookups_use_their_index(store: SqliteStore, query: str, index: str) -> None:
+    from adapters.sqlite import store as queries
+
+    sql = getattr(queries, query)
+    rows = await store.execute(f"EXPLAIN QUERY PLAN {sql}", [0] * sql.count("?"))
+    plan = " | ".join(row[3] for row in rows)
+
+    assert f"INDEX {index} " in f"{plan} "
+
+
 async def test_operations_that_arrive_together_share_one_transaction(store: SqliteStore) -> None:
     before = store.transactions
 

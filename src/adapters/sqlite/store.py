@@ -63,6 +63,8 @@ _INSERT_JOB = """
     INSERT INTO jobs (name, payload, attempts, max_attempts, available_at, key, owner_id, created_at)
     VALUES (?, ?, 0, ?, ?, ?, ?, ?)
 """
+_SAME_NAME_EXISTS = "SELECT 1 FROM jobs WHERE name = ? LIMIT 1"
+_COUNT_FOR_OWNER = "SELECT count(*) FROM jobs WHERE owner_id = ?"
 _MARK_HANDLED = """
     INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES (?, ?, ?, ?)
     ON CONFLICT DO NOTHING
@@ -146,6 +148,7 @@ _EXPIRE = """
     RETURNING id, chat_id, user_id, message_id, job_name, job_payload, job_max_attempts,
         job_available_at, job_key, job_owner_id, blob_key, created_at
 """
+_PINNED_BY_PENDING = "SELECT 1 FROM pending WHERE blob_key = ? LIMIT 1"
 _PINNED = "SELECT DISTINCT blob_key FROM pending WHERE blob_key IS NOT NULL AND blob_key <> ''"
 _BLOB = """
     SELECT key, file_name, size, duration, width, height, file_id, file_unique_id, created_at,
@@ -163,6 +166,8 @@ _PUT_BLOB = """
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 """
 _CACHE_INFO = "INSERT OR REPLACE INTO video_info (url, entries, canonical, created_at) VALUES (?, ?, ?, ?)"
+_SWEEP_INFO = "DELETE FROM video_info WHERE created_at < ?"
+_SWEEP_HANDLED = "DELETE FROM handled_urls WHERE created_at < ?"
 # Evicting a URL takes every alias with it: the URL, its canonical URLs, and every row sharing
 # one of them. A row whose canonical list is damaged contributes no aliases instead of failing.
 _EVICT_INFO = """
@@ -228,7 +233,10 @@ class SqliteStore(Store):
             return
         self._closed = True
         await self._writer.close()
-        await self._connection.close()
+        try:
+            await self._connection.close()
+        except DRIVER_ERRORS as error:
+            raise StoreError(f"closing the SQLite file failed: {error}") from error
 
     @property
     def transactions(self) -> int:
@@ -260,7 +268,7 @@ class SqliteStore(Store):
                     if c.execute(_MARK_HANDLED, (chat, message, url, now)).rowcount == 0:
                         return None
                 case SingletonGuard():
-                    if c.execute("SELECT 1 FROM jobs WHERE name = ? LIMIT 1", (job.name,)).fetchone():
+                    if c.execute(_SAME_NAME_EXISTS, (job.name,)).fetchone():
                         return None
             return _insert_job(c, job, payload, now)
 
@@ -341,8 +349,7 @@ class SqliteStore(Store):
         return counts
 
     async def waiting_for_owner(self, owner_id: int) -> int:
-        sql = "SELECT count(*) FROM jobs WHERE owner_id = ?"
-        count: int = await self._read(lambda c: c.execute(sql, (owner_id,)).fetchone()[0])
+        count: int = await self._read(lambda c: c.execute(_COUNT_FOR_OWNER, (owner_id,)).fetchone()[0])
         return count
 
     async def list_jobs(self, limit: int = 100) -> list[Job]:
@@ -459,7 +466,7 @@ class SqliteStore(Store):
             row = c.execute("SELECT file_name, file_id FROM blobs WHERE key = ?", (key,)).fetchone()
             if row is None or row[0] != file_name:
                 return False
-            if c.execute("SELECT 1 FROM pending WHERE blob_key = ? LIMIT 1", (key,)).fetchone():
+            if c.execute(_PINNED_BY_PENDING, (key,)).fetchone():
                 return False
             if row[1] is None:
                 c.execute("DELETE FROM blobs WHERE key = ?", (key,))
@@ -507,8 +514,7 @@ class SqliteStore(Store):
         await self._write(lambda c: c.execute(_EVICT_INFO, {"url": url}))
 
     async def sweep_info(self, created_before: float) -> int:
-        sql = "DELETE FROM video_info WHERE created_at < ?"
-        count: int = await self._write(lambda c: c.execute(sql, (created_before,)).rowcount)
+        count: int = await self._write(lambda c: c.execute(_SWEEP_INFO, (created_before,)).rowcount)
         return count
 
     # HandledUrls -----------------------------------------------------------------------
@@ -518,8 +524,7 @@ class SqliteStore(Store):
         await self._write(lambda c: c.execute(sql, (chat_id, message_id, url)))
 
     async def sweep_handled(self, created_before: float) -> int:
-        sql = "DELETE FROM handled_urls WHERE created_at < ?"
-        count: int = await self._write(lambda c: c.execute(sql, (created_before,)).rowcount)
+        count: int = await self._write(lambda c: c.execute(_SWEEP_HANDLED, (created_before,)).rowcount)
         return count
 
 
