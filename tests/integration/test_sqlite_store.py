@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import sys
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -60,9 +61,12 @@ async def test_an_unknown_durability_level_is_refused(tmp_path: Path) -> None:
         await SqliteStore.open(tmp_path / "vidrelay.db", synchronous="sometimes")
 
 
-async def test_an_unopenable_path_is_a_store_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["missing-folder/vidrelay.db", "."])
+async def test_an_unopenable_path_is_a_store_error_and_leaves_no_thread(tmp_path: Path, where: str) -> None:
     with pytest.raises(StoreError, match="cannot"):
-        await SqliteStore.open(tmp_path / "missing-folder" / "vidrelay.db")
+        await SqliteStore.open(tmp_path / where)
+
+    assert not [t for t in threading.enumerate() if "_connection_worker_thread" in t.name]
 
 
 async def test_the_claim_walks_the_primary_key_without_sorting(store: SqliteStore) -> None:

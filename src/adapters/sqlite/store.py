@@ -18,7 +18,7 @@ import aiosqlite
 
 from adapters.sqlite import codec
 from adapters.sqlite.schema import MIGRATIONS, Migration, SchemaTooNew, migrate
-from adapters.sqlite.writer import DRIVER_ERRORS, GroupCommitWriter, Work, on_connection_thread
+from adapters.sqlite.writer import DRIVER_ERRORS, GroupCommitWriter, Work, connect, on_connection_thread
 from ports.blobs import BlobRecord
 from ports.errors import StoreError
 from ports.jobs import FailedJob, Guard, HandledUrlGuard, Job, NewJob, QueueCounts, SingletonGuard
@@ -210,7 +210,7 @@ class SqliteStore(Store):
         if level not in SYNCHRONOUS_LEVELS:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS_LEVELS}, not {synchronous!r}")
         try:
-            connection = await aiosqlite.connect(path, isolation_level=None)
+            connection = await connect(path)
         except DRIVER_ERRORS as error:
             raise StoreError(f"cannot open the SQLite file {path}: {error}") from error
         try:

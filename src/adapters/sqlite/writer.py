@@ -13,9 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import threading
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar, cast
 
 import aiosqlite
@@ -39,6 +41,22 @@ async def on_connection_thread(connection: aiosqlite.Connection, work: Work[T]) 
     """
     execute = cast(Callable[[Callable[[], T]], Awaitable[T]], connection._execute)
     return await execute(lambda: work(connection._conn))
+
+
+async def connect(path: Path) -> aiosqlite.Connection:
+    """Open `path` in autocommit mode (the writer issues BEGIN/COMMIT itself).
+
+    When the open fails, aiosqlite stops its thread without waiting for it, and the thread
+    later reports to an event loop that may be closed by then; wait for the thread here.
+    """
+    connection = aiosqlite.connect(path, isolation_level=None)
+    try:
+        return await connection
+    except BaseException:
+        thread = getattr(connection, "_thread", connection)  # aiosqlite < 0.22: it is the thread
+        if isinstance(thread, threading.Thread) and thread.ident is not None:
+            await asyncio.to_thread(thread.join, 5.0)
+        raise
 
 
 @dataclass(slots=True)
