@@ -138,6 +138,44 @@ async def test_a_failing_operation_rolls_back_alone_and_gets_its_own_error(store
     assert await store.sweep_handled(NOW + 1) == 0  # the poison's guard mark rolled back with it
 
 
+async def test_when_sqlite_aborts_the_whole_transaction_only_the_culprit_fails(store: SqliteStore) -> None:
+    """SQLITE_FULL rolls back the whole transaction, not just the statement: the others run again."""
+    [(pages,)] = await store.execute("PRAGMA page_count")
+    await store.execute(f"PRAGMA max_page_count = {pages + 2}")
+    before = store.transactions
+
+    results = await asyncio.gather(
+        store.enqueue(job("first"), NOW),
+        store.enqueue(job("huge", blob="x" * 200_000), NOW),
+        store.enqueue(job("last"), NOW),
+        return_exceptions=True,
+    )
+
+    assert store.transactions == before + 1
+    assert isinstance(results[1], StoreError)
+    assert "full" in str(results[1])
+    assert [isinstance(r, int) for r in (results[0], results[2])] == [True, True]
+    assert await names(store) == ["first", "last"]
+
+
+async def test_a_file_locked_past_busy_timeout_fails_the_batch_at_once(tmp_path: Path) -> None:
+    path = tmp_path / "vidrelay.db"
+    store = await SqliteStore.open(path, busy_timeout_seconds=0.05)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        results = await asyncio.gather(
+            *(store.enqueue(job(n=n), NOW) for n in range(5)), return_exceptions=True
+        )
+        assert all(isinstance(r, StoreError) and "locked" in str(r) for r in results)
+
+        other.execute("ROLLBACK")
+        assert await store.enqueue(job(), NOW) == 1
+    finally:
+        other.close()
+        await store.close()
+
+
 async def test_a_bug_in_an_operation_keeps_its_own_exception_type(store: SqliteStore) -> None:
     with pytest.raises(TypeError):
         await store.enqueue(job(bad=object()), NOW)

@@ -39,7 +39,7 @@ async def on_connection_thread(connection: aiosqlite.Connection, work: Work[T]) 
     statement could land inside it. `Connection._execute(fn)` is exactly that primitive. It is
     private, but stable across the pinned aiosqlite>=0.20,<0.23: this is the only place using it.
     """
-    execute = cast(Callable[[Callable[[], T]], Awaitable[T]], connection._execute)
+    execute = cast("Callable[[Callable[[], T]], Awaitable[T]]", connection._execute)
     return await execute(lambda: work(connection._conn))
 
 
@@ -193,41 +193,60 @@ def _as_port_error(error: BaseException) -> BaseException:
 def _transaction(connection: sqlite3.Connection, begin: str, works: list[Work[Any]]) -> list[_Outcome]:
     """One transaction, one SAVEPOINT per work. Runs on the connection thread.
 
-    If SQLite aborts the whole transaction (SQLITE_FULL, IOERR, ...), the works that had already
-    succeeded in it are reported failed too, and the rest go on in a fresh transaction: nobody is
-    told "done" for a change that was rolled back.
+    Some errors (SQLITE_FULL, IOERR, ...) make SQLite roll back the whole transaction, not just
+    the failing statement: the works that had succeeded in it then run once more in a fresh
+    transaction, so a failing work still fails alone. If a transaction cannot even begin (the
+    file stayed locked past busy_timeout), every work left gets that error at once; if the
+    commit fails, every work in it does.
     """
-    outcomes: list[_Outcome] = []
-    in_open_transaction: list[int] = []
-    for work in works:
-        try:
-            if not connection.in_transaction:
-                _fail_rolled_back(outcomes, in_open_transaction, None)
+    outcomes: list[_Outcome | None] = [None] * len(works)
+    order = deque(range(len(works)))
+    pending: list[int] = []  # done inside the open transaction, not committed yet
+    rerun: set[int] = set()
+    while order:
+        index = order.popleft()
+        if not connection.in_transaction:
+            try:
                 connection.execute(begin)
-            connection.execute("SAVEPOINT op")
-        except Exception as error:  # noqa: BLE001 - reported to this work's caller
-            outcomes.append(_Raised(error))
-            continue
+            except Exception as error:  # noqa: BLE001 - reported to every work left
+                for left in (index, *order):
+                    outcomes[left] = _Raised(error)
+                return _all(outcomes)
         try:
-            value = work(connection)
+            connection.execute("SAVEPOINT op")
+            value = works[index](connection)
             connection.execute("RELEASE op")
         except Exception as error:  # noqa: BLE001 - reported to this work's caller
-            outcomes.append(_Raised(error))
+            outcomes[index] = _Raised(error)
             _roll_back_savepoint(connection)
+            if not connection.in_transaction:  # SQLite took the whole transaction with it
+                again = [i for i in pending if i not in rerun]
+                for lost in pending:
+                    outcomes[lost] = None if lost in again else _Raised(_rolled_back())
+                rerun.update(again)
+                order.extendleft(reversed(again))
+                pending.clear()
         else:
-            in_open_transaction.append(len(outcomes))
-            outcomes.append(_Done(value))
+            outcomes[index] = _Done(value)
+            pending.append(index)
     try:
         if connection.in_transaction:
             connection.execute("COMMIT")
-        else:
-            _fail_rolled_back(outcomes, in_open_transaction, None)
     except Exception as error:  # noqa: BLE001 - the commit failed: nothing of this transaction stands
-        _fail_rolled_back(outcomes, in_open_transaction, error)
+        for lost in pending:
+            outcomes[lost] = _Raised(error)
         with contextlib.suppress(Exception):
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
-    return outcomes
+    return _all(outcomes)
+
+
+def _all(outcomes: list[_Outcome | None]) -> list[_Outcome]:
+    return [outcome or _Raised(_rolled_back()) for outcome in outcomes]
+
+
+def _rolled_back() -> sqlite3.Error:
+    return sqlite3.OperationalError("the transaction was rolled back by SQLite")
 
 
 def _roll_back_savepoint(connection: sqlite3.Connection) -> None:
@@ -235,10 +254,3 @@ def _roll_back_savepoint(connection: sqlite3.Connection) -> None:
         if connection.in_transaction:
             connection.execute("ROLLBACK TO op")
             connection.execute("RELEASE op")
-
-
-def _fail_rolled_back(outcomes: list[_Outcome], committed: list[int], error: BaseException | None) -> None:
-    reason = error or sqlite3.OperationalError("the transaction was rolled back by SQLite")
-    for index in committed:
-        outcomes[index] = _Raised(reason)
-    committed.clear()
