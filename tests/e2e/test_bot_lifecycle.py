@@ -23,7 +23,7 @@ POISON_YTDLP = """
 import os, runpy, signal, sys
 
 def bot_pid():
-    """The bot among this process's ancestors (yt-dlp may run under a helper process of the bot)."""
+    # The bot is an ancestor: yt-dlp may run under a helper process of the bot.
     pid = os.getppid()
     while pid > 1:
         with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
