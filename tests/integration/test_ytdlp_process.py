@@ -8,10 +8,11 @@ import sys
 import textwrap
 import time
 import uuid
+from collections.abc import Mapping, Sequence
 
 import pytest
 
-from adapters.ytdlp.process import STDERR_TAIL_BYTES, ChildProcesses, Exit, TailBuffer
+from adapters.ytdlp.process import STDERR_TAIL_BYTES, Child, ChildProcesses, Exit, TailBuffer
 from entrypoints.testkit.procs import pids_mentioning
 
 from .conftest import wait_until
@@ -181,3 +182,20 @@ async def test_a_cancel_during_the_kill_grace_kills_at_once_and_propagates() -> 
 
     assert time.monotonic() - started < 5
     assert pids_mentioning(marker) == []
+
+
+async def test_a_spawner_that_fails_leaves_the_run_to_a_plain_process() -> None:
+    async def broken(argv: Sequence[str], env: Mapping[str, str] | None) -> Child | None:
+        raise RuntimeError("no warm start today")
+
+    out: list[str] = []
+    exit_ = await ChildProcesses().run(
+        [sys.executable, "-c", "print('plain')"],
+        env=None,
+        timeout=20,
+        on_stdout=out.append,
+        on_stderr=lambda _: None,
+        spawn=broken,
+    )
+    assert exit_.ok
+    assert out == ["plain"]

@@ -5,6 +5,10 @@ Every run: a child process without a shell, the project's options only (`--ignor
 `--enable-file-urls`, which is never passed), H.264/AAC MP4 (`-t mp4`). A semaphore owned by the
 downloader caps the yt-dlp processes of scrapes and downloads together; a run's timeout starts
 when its process starts, not while it waits for a slot.
+
+With `warm=True` (the default) scrapes and downloads are forked from a pre-warmed yt-dlp server
+(`forkserver`) instead of starting Python and yt-dlp from scratch; any trouble with it falls back
+to the plain process. `version()` always starts a plain one (it needs no warm server).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from urllib.parse import urlsplit
 from returns.result import Failure, Result, Success
 
 from adapters.ytdlp.entries import SAFE_FORMAT_ID, parse_entries
+from adapters.ytdlp.forkserver import ForkServers
 from adapters.ytdlp.locator import Locator, YtDlpLocator
 from adapters.ytdlp.process import ChildProcesses, Exit
 from adapters.ytdlp.progress import TEMPLATE, is_progress_line, parse_progress
@@ -49,21 +54,34 @@ class YtDlpDownloader(Downloader):
         concurrency: int = 3,
         locator: Locator | None = None,
         kill_grace_seconds: float = 2.0,
+        warm: bool = True,
+        warm_idle_seconds: float = 120.0,
     ) -> None:
+        """`warm`: fork runs from a pre-warmed yt-dlp server, which exits after `warm_idle_seconds`
+        without a run."""
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self._max_filesize = max_filesize_bytes
         self._slots = asyncio.Semaphore(concurrency)
         self._locator = locator if locator is not None else YtDlpLocator()
         self._children = ChildProcesses(kill_grace_seconds)
+        self._forkservers = ForkServers(idle_timeout=warm_idle_seconds) if warm else None
 
     @property
     def live_pids(self) -> list[int]:
         return self._children.live_pids
 
+    @property
+    def forkserver_pids(self) -> list[int]:
+        """The running yt-dlp fork servers (none until a run needs one, none once they idle out)."""
+        return self._forkservers.pids if self._forkservers is not None else []
+
     async def shutdown(self) -> None:
-        """Kill the running yt-dlp processes; they and every later run return ToolFailure(aborted=True)."""
+        """Kill the running yt-dlp processes; they and every later run return ToolFailure(aborted=True).
+        The fork servers stop too."""
         await self._children.shutdown()
+        if self._forkservers is not None:
+            await self._forkservers.aclose()
 
     async def scrape(
         self,
@@ -161,6 +179,7 @@ class YtDlpDownloader(Downloader):
                 timeout=timeout,
                 on_stdout=on_stdout,
                 on_stderr=on_stderr,
+                spawn=self._forkservers.spawn if self._forkservers is not None else None,
             )
 
 
