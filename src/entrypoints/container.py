@@ -75,6 +75,8 @@ class Container(containers.DeclarativeContainer):
         max_filesize_bytes=providers.Callable(lambda s: s.upload_limit_bytes, settings),
         concurrency=providers.Callable(lambda s: s.ytdlp_concurrency, settings),
         locator=locator,
+        warm=providers.Callable(lambda s: s.ytdlp_warm, settings),
+        warm_idle_seconds=providers.Callable(lambda s: s.ytdlp_warm_idle_seconds, settings),
     )
     prober = providers.Singleton(FfprobeProber)
     updater = providers.Singleton(

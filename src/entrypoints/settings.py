@@ -32,6 +32,10 @@ class Settings(BaseSettings):
     ytdlp_timeout_seconds: float = Field(300.0, gt=0)
     ytdlp_update_interval_seconds: float = Field(300.0, ge=0)
     ytdlp_channel: Literal["stable", "nightly"] = "stable"
+    ytdlp_warm: bool = True
+    """Fork yt-dlp runs from a pre-warmed server instead of starting each one cold."""
+    ytdlp_warm_idle_seconds: float = Field(120.0, gt=0)
+    """The warm server exits after this long without a run (it holds ~50 MB)."""
     ytdlp_pip_args: str = ""
     """Extra pip arguments for the updater (e.g. a private index); empty = PyPI."""
     shutdown_grace_seconds: float = Field(30.0, ge=0)
