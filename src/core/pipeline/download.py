@@ -101,11 +101,14 @@ class DownloadVideo:
         if context.attempt > request.reported_attempt:
             job_log.append(texts.retrying(context.attempt, context.max_attempts))  # the last one crashed
             request.reported_attempt = context.attempt
+        outcome: JobOutcome | None = None
         try:
-            return await self._deliver(request, job_log, context)
+            outcome = await self._deliver(request, job_log, context)
+            return outcome
         finally:
             await job_log.close()
-            await self._checkpoint(context, request, job_log)
+            if not isinstance(outcome, Success):  # a retry or the 💥 report appends to this log
+                await self._checkpoint(context, request, job_log)
 
     async def _checkpoint(self, context: JobContext, request: DownloadRequest, job_log: JobLog) -> None:
         """Deliver the log and persist where it is: if the process dies now, the next attempt
