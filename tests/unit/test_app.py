@@ -74,3 +74,18 @@ async def test_metrics_and_health_are_served(tmp_path: Path, clock: VirtualClock
     assert "vidrelay_jobs_failed 0" in metrics
     assert "vidrelay_jobs_completed_total 0" in metrics
     assert 'vidrelay_ytdlp_info{version="unknown"} 1' in metrics
+
+
+async def test_the_container_opens_the_store_the_settings_choose(tmp_path: Path) -> None:
+    from adapters.sqlite.store import SqliteStore
+    from entrypoints.container import open_store
+
+    async with open_store(load_settings({"VIDRELAY_STORE": "memory"})) as memory:
+        assert isinstance(memory, MemoryStore)
+    sqlite_settings = load_settings({"VIDRELAY_STORE": "sqlite", "VIDRELAY_DATA_DIR": str(tmp_path)})
+    async with open_store(sqlite_settings) as sqlite:
+        assert isinstance(sqlite, SqliteStore)
+        await sqlite.enqueue(NewJob("download_video", {}, 3), 0.0)
+    assert (tmp_path / "vidrelay.db").exists()
+    async with open_store(sqlite_settings) as reopened:
+        assert (await reopened.counts()).waiting == 1
