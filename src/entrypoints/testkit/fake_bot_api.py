@@ -35,13 +35,13 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from aiohttp import BodyPartReader, web
 
-HOST = "127.0.0.1"
+from entrypoints.testkit.loopback import LoopbackServer
+
 DEFAULT_TOKEN = "123456789:AAFakeTokenForTheVidrelayTestsOnly0000"  # noqa: S105 - a fake's token
 CLOUD_UPLOAD_LIMIT = 50 * 1024 * 1024
 LOCAL_UPLOAD_LIMIT = 2000 * 1024 * 1024
@@ -710,7 +710,7 @@ class _InlineMessage:
     media: FileRecord | None = None
 
 
-class FakeBotApi:
+class FakeBotApi(LoopbackServer):
     """`async with FakeBotApi() as api:` — or `await start()` / `await stop()`."""
 
     def __init__(
@@ -726,9 +726,7 @@ class FakeBotApi:
         self.bot = User(int(token.split(":", 1)[0]), bot_name, username=bot_username, is_bot=True)
         self.local_mode = local_mode
         self.upload_limit = upload_limit or (LOCAL_UPLOAD_LIMIT if local_mode else CLOUD_UPLOAD_LIMIT)
-        self._runner: web.AppRunner | None = None
-        self._port: int | None = None
-        self._stopping = asyncio.Event()
+        super().__init__()
         self._tick = asyncio.Event()
         self._handlers: dict[str, tuple[str, Handler]] = {}
         self._register_methods()
@@ -736,44 +734,20 @@ class FakeBotApi:
 
     # ---- lifecycle
 
-    async def start(self) -> None:
+    def _application(self) -> web.Application:
         app = web.Application(client_max_size=16 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
         app.router.add_route("*", "/{tail:.*}", self._not_found)
-        self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, HOST, 0)
-        await site.start()
-        server = site._server  # aiohttp has no public way to read a port-0 bind
-        assert isinstance(server, asyncio.Server)
-        self._port = server.sockets[0].getsockname()[1]
+        return app
 
     async def stop(self) -> None:
-        self._stopping.set()
-        self._notify()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._port is None:
-            raise RuntimeError("the fake Bot API is not started")
-        return self._port
+        self._notify()  # long polls waiting on the fake give up now
+        await super().stop()
 
     @property
     def base_url(self) -> str:
         """What VIDRELAY_TELEGRAM_API_URL should be: requests go to {base_url}/bot{token}/{method}."""
-        return f"http://{HOST}:{self.port}"
+        return super().base_url
 
     def reset(self) -> None:
         """Forget every chat, message, file, update, fault and record."""

@@ -26,14 +26,13 @@ import json
 import socket
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
-from typing import Self, TypeAlias
+from typing import TypeAlias
 
 from aiohttp import web
 
 from entrypoints.testkit.clips import DEFAULT_CLIPS, LONG, ensure_clips
+from entrypoints.testkit.loopback import HOST, LoopbackServer
 
-HOST = "127.0.0.1"
 _MAX_STALL_SECONDS = 120.0
 
 
@@ -143,7 +142,7 @@ class _Log:
     max_in_flight: int = 0
 
 
-class VideoServer:
+class VideoServer(LoopbackServer):
     """`async with VideoServer(clips_dir) as server:` — or `await start()` / `await stop()`."""
 
     def __init__(self, clips_dir: Path) -> None:
@@ -151,47 +150,17 @@ class VideoServer:
         self._clips: dict[str, Path] = {}
         self._routes: dict[str, Behaviour] = {}
         self._log = _Log()
-        self._stopping = asyncio.Event()
-        self._runner: web.AppRunner | None = None
-        self._port: int | None = None
+        super().__init__()
+
+    def _application(self) -> web.Application:
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        return app
 
     async def start(self) -> None:
         self._clips = await ensure_clips(self._clips_dir, DEFAULT_CLIPS)
-        app = web.Application()
-        app.router.add_route("*", "/{tail:.*}", self._handle)
-        self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=1.0)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, HOST, 0)
-        await site.start()
-        server = site._server  # aiohttp has no public way to read a port-0 bind
-        assert isinstance(server, asyncio.Server)
-        self._port = server.sockets[0].getsockname()[1]
+        await super().start()
         self.reset()  # some default pages carry absolute URLs, so they need the port
-
-    async def stop(self) -> None:
-        self._stopping.set()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
-
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._port is None:
-            raise RuntimeError("the video server is not started")
-        return self._port
-
-    @property
-    def base_url(self) -> str:
-        return f"http://{HOST}:{self.port}"
 
     def url(self, path: str) -> str:
         return self.base_url + path
