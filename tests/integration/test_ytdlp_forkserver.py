@@ -11,7 +11,6 @@ import logging
 import os
 import signal
 import sys
-import textwrap
 import time
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -28,7 +27,8 @@ from entrypoints.testkit.procs import pids_mentioning
 from entrypoints.testkit.video_server import Trickle, VideoServer
 from ports.media import Progress, ToolFailure, VideoInfo
 
-from .conftest import CLOUD_LIMIT, direct_info, wait_until
+from .conftest import CLOUD_LIMIT, direct_info, install_fake_ytdlp, wait_until
+from .conftest import switch_ytdlp as switch
 
 pytestmark = pytest.mark.slow
 TIMEOUT = 60.0
@@ -85,19 +85,7 @@ else:
 
 
 def install_fake(data: Path, version: str) -> Path:
-    package = data / "ytdlp" / "versions" / version / "yt_dlp"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    (package / "__main__.py").write_text(textwrap.dedent(FAKE_MAIN))
-    return package.parent
-
-
-def switch(data: Path, version: str) -> None:
-    """The updater's switch: a new symlink renamed over `current`."""
-    link = data / "ytdlp" / "current"
-    tmp = link.with_name("current.new")
-    tmp.symlink_to(data / "ytdlp" / "versions" / version)
-    tmp.replace(link)
+    return install_fake_ytdlp(data, version, FAKE_MAIN)
 
 
 def alive(pid: int) -> bool:

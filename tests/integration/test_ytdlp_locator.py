@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,8 @@ from returns.result import Success
 
 from adapters.ytdlp import YtDlpDownloader, YtDlpLocator
 
-from .conftest import wait_until
+from .conftest import install_fake_ytdlp, wait_until
+from .conftest import switch_ytdlp as switch
 
 FAKE_MAIN = """
 import json, os, sys, time
@@ -35,19 +35,7 @@ print(json.dumps(entry))
 
 
 def install_fake(data: Path, version: str) -> Path:
-    package = data / "ytdlp" / "versions" / version / "yt_dlp"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    (package / "__main__.py").write_text(textwrap.dedent(FAKE_MAIN))
-    return package.parent
-
-
-def switch(data: Path, version: str) -> None:
-    """The updater's switch: a new symlink renamed over `current`."""
-    link = data / "ytdlp" / "current"
-    tmp = link.with_name("current.new")
-    tmp.symlink_to(data / "ytdlp" / "versions" / version)
-    tmp.replace(link)
+    return install_fake_ytdlp(data, version, FAKE_MAIN)
 
 
 def test_without_an_install_the_packaged_yt_dlp_runs(tmp_path: Path) -> None:
