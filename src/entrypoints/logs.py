@@ -56,5 +56,5 @@ def configure_logging(log_format: str, level: int = logging.INFO) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    for noisy in ("aiogram.event", "aiosqlite", "asyncio"):
+    for noisy in ("aiogram.event", "asyncio"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

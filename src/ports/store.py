@@ -8,9 +8,11 @@ from typing import Protocol
 
 from ports.blobs import BlobIndex
 from ports.caches import HandledUrls, InfoCache
-from ports.jobs import JobStore
+from ports.failed_jobs import FailedJobs
 from ports.pending import PendingStore
+from ports.queue import JobQueue
+from ports.quota import UserQuota
 
 
-class Store(JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls, Protocol):
+class Store(JobQueue, FailedJobs, UserQuota, PendingStore, BlobIndex, InfoCache, HandledUrls, Protocol):
     async def close(self) -> None: ...

@@ -15,7 +15,8 @@ from core.pipeline.download import DOWNLOAD_VIDEO, JobSubmitter, site_key
 from core.pipeline.request import DownloadRequest
 from core.pipeline.url_guard import UrlGuard
 from core.urls import Entity, extract_urls
-from ports.jobs import HandledUrlGuard, JobStore
+from ports.jobs import HandledUrlGuard
+from ports.quota import UserQuota
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,7 @@ class LinkIntake:
     def __init__(
         self,
         jobs: JobSubmitter,
-        queue: JobStore,
+        queue: UserQuota,
         guard: UrlGuard,
         *,
         max_queued_per_user: int,
