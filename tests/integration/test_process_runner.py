@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from adapters.process import STDERR_TAIL_BYTES, Child, ChildProcesses, Exit
-from entrypoints.testkit.procs import pids_mentioning
+from tests.support.procs import pids_mentioning
 
 from .conftest import wait_until
 
