@@ -14,6 +14,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PREFIX = "VIDRELAY_"
 IdList = Annotated[tuple[int, ...], NoDecode]
+Switch = Literal["on", "off"]
+"""A feature's state as the container's Selectors key it."""
 
 
 class Settings(BaseSettings):
@@ -23,8 +25,7 @@ class Settings(BaseSettings):
     telegram_api_url: str = "https://api.telegram.org"
     telegram_local_mode: bool = False
     data_dir: Path = Path("./data")
-    store: Literal["sqlite", "memory", "postgres"] = "sqlite"
-    database_url: SecretStr | None = None
+    store: Literal["sqlite", "memory"] = "sqlite"
     job_concurrency: int = Field(3, ge=1, le=64)
     ytdlp_concurrency: int = Field(3, ge=1, le=64)
     max_attempts: int = Field(3, ge=1, le=100)
@@ -75,6 +76,20 @@ class Settings(BaseSettings):
     @property
     def sqlite_path(self) -> Path:
         return self.data_dir / "vidrelay.db"
+
+    @property
+    def attempt_timeout_seconds(self) -> float:
+        """A whole attempt: a scrape and a download, each with its own yt-dlp deadline, plus the upload."""
+        return 2 * self.ytdlp_timeout_seconds + 300
+
+    @property
+    def inline_mode(self) -> Switch:
+        """Inline mode needs a chat to upload into: Telegram gives a file_id only for a sent video."""
+        return "on" if self.inline_cache_chat_id is not None else "off"
+
+    @property
+    def ytdlp_updates(self) -> Switch:
+        return "on" if self.ytdlp_update_interval_seconds > 0 else "off"
 
     def masked(self) -> dict[str, str]:
         """Every effective setting as its environment variable, secrets masked."""
