@@ -62,10 +62,10 @@ def reply_target(world: World, chat: Chat, params: Params) -> int | None:
     return int(target)
 
 
-Edited = tuple[Chat | None, InlineMessage | None, StoredMessage | None]
+EditTarget = tuple[Chat | None, InlineMessage | None, StoredMessage | None]
 
 
-def edit_target(world: World, params: Params) -> Edited:
+def edit_target(world: World, params: Params) -> EditTarget:
     """An edit addresses an inline message by inline_message_id, or a chat's message by chat and id."""
     inline_id = params.text("inline_message_id")
     if inline_id:
