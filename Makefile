@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 SOURCES := src tests bench
 
-.PHONY: setup demo test lint unit clean
+.PHONY: setup demo test lint unit clean readme-config
 
 $(BIN)/vidrelay: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ test: lint
 
 unit: setup
 	$(BIN)/pytest tests/unit
+
+# The README's configuration table, from the settings model (a test fails when they differ).
+readme-config: setup
+	$(BIN)/python -m entrypoints.settings_doc --write README.md
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
