@@ -19,6 +19,7 @@ from core.pipeline.inline import DownloadInline, InlineLookup
 from core.pipeline.intake import LinkIntake
 from core.pipeline.jobs import Periodic, UpdateStatus, job_types
 from core.pipeline.url_guard import UrlGuard
+from core.url_policy import GuardRules
 from entrypoints.settings import Settings
 from ports.blobs import BlobFiles
 from ports.clock import Clock
@@ -53,6 +54,11 @@ class App:
     update_status: UpdateStatus
 
 
+def guard_rules(settings: Settings) -> GuardRules:
+    """The SSRF rules, for the user's link (UrlGuard) and for every request made for it (the proxy)."""
+    return GuardRules(settings.private_url_endpoints, allow_private=settings.allow_private_urls)
+
+
 def build_app(settings: Settings, adapters: Adapters) -> App:
     registry = JobRegistry()
     engine = Engine(
@@ -78,7 +84,7 @@ def build_app(settings: Settings, adapters: Adapters) -> App:
         max_bytes=settings.max_blob_bytes,
     )
     info = InfoService(adapters.store, adapters.downloader, adapters.clock)
-    guard = UrlGuard(adapters.resolver, settings.allow_private_urls)
+    guard = UrlGuard(adapters.resolver, guard_rules(settings))
     services = Services(
         info=info,
         blobs=blobs,

@@ -12,8 +12,11 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from core.url_policy import Endpoint
+
 PREFIX = "VIDRELAY_"
 IdList = Annotated[tuple[int, ...], NoDecode]
+HostPorts = Annotated[tuple[str, ...], NoDecode]
 
 
 class Settings(BaseSettings):
@@ -41,6 +44,9 @@ class Settings(BaseSettings):
     shutdown_grace_seconds: float = Field(30.0, ge=0)
     confirm_longer_than_seconds: float = Field(1200.0, ge=0)
     allow_private_urls: bool = False
+    """The SSRF guard off: every address, for the link and every request made for it."""
+    private_url_allowlist: HostPorts = ()
+    """`host:port,…` that may be private (tests, the demo), as requests name them."""
     allowed_chat_ids: IdList = ()
     admin_user_ids: IdList = ()
     inline_cache_chat_id: int | None = None
@@ -61,6 +67,15 @@ class Settings(BaseSettings):
             return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
         return value
 
+    @field_validator("private_url_allowlist", mode="before")
+    @classmethod
+    def _split_host_ports(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [part for part in value.replace(" ", "").split(",") if part]
+        if isinstance(value, list | tuple):
+            return tuple(_host_port(str(part)) for part in value)
+        return value
+
     @field_validator("telegram_api_url")
     @classmethod
     def _api_url(cls, value: str) -> str:
@@ -73,6 +88,10 @@ class Settings(BaseSettings):
         return 2000 * 1024 * 1024 if self.telegram_local_mode else 50 * 1024 * 1024
 
     @property
+    def private_url_endpoints(self) -> tuple[Endpoint, ...]:
+        return tuple(Endpoint.parse(entry) for entry in self.private_url_allowlist)
+
+    @property
     def sqlite_path(self) -> Path:
         return self.data_dir / "vidrelay.db"
 
@@ -82,6 +101,12 @@ class Settings(BaseSettings):
         for name, value in self.model_dump().items():
             shown[PREFIX + name.upper()] = _show(value)
         return shown
+
+
+def _host_port(entry: str) -> str:
+    endpoint = Endpoint.parse(entry)
+    host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
+    return f"{host}:{endpoint.port}"
 
 
 def _show(value: object) -> str:

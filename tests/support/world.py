@@ -18,6 +18,7 @@ from core.pipeline.inline import DownloadInline
 from core.pipeline.intake import IncomingMessage, LinkIntake
 from core.pipeline.jobs import Periodic, job_types
 from core.pipeline.url_guard import UrlGuard
+from core.url_policy import GuardRules
 from core.urls import Entity
 from ports.net import HostResolver
 from tests.support.clock import VirtualClock
@@ -66,7 +67,7 @@ class World:
             messenger=self.messenger,
             pending=self.store,
             handled=self.store,
-            guard=UrlGuard(FixedResolver(), allow_private=False),
+            guard=UrlGuard(FixedResolver(), GuardRules()),
             clock=clock,
             jobs=self.engine,
             new_id=lambda: f"p{next(ids)}",

@@ -15,18 +15,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from returns.result import Failure, Result, Success
 
+from adapters.ytdlp.egress import guarded_run, private_folder
 from adapters.ytdlp.entries import SAFE_FORMAT_ID, parse_entries
 from adapters.ytdlp.forkserver import ForkServers
 from adapters.ytdlp.locator import Locator, YtDlpLocator
 from adapters.ytdlp.process import ChildProcesses, Exit
 from adapters.ytdlp.progress import TEMPLATE, is_progress_line, parse_progress
 from ports.media import Downloader, OutputSink, ProgressSink, ToolFailure, VideoInfo
+from ports.net import EgressProxy
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +59,10 @@ class YtDlpDownloader(Downloader):
         kill_grace_seconds: float = 2.0,
         warm: bool = True,
         warm_idle_seconds: float = 120.0,
+        proxy: EgressProxy | None = None,
     ) -> None:
         """`warm`: fork runs from a pre-warmed yt-dlp server, which exits after `warm_idle_seconds`
-        without a run."""
+        without a run. `proxy`: the SSRF guard every request of a run goes through (None: none)."""
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self._max_filesize = max_filesize_bytes
@@ -66,6 +70,8 @@ class YtDlpDownloader(Downloader):
         self._locator = locator if locator is not None else YtDlpLocator()
         self._children = ChildProcesses(kill_grace_seconds)
         self._forkservers = ForkServers(idle_timeout=warm_idle_seconds) if warm else None
+        self._proxy = proxy
+        self._egress_folder = private_folder() if proxy is not None else None
 
     @property
     def live_pids(self) -> list[int]:
@@ -82,6 +88,8 @@ class YtDlpDownloader(Downloader):
         await self._children.shutdown()
         if self._forkservers is not None:
             await self._forkservers.aclose()
+        if self._egress_folder is not None:
+            shutil.rmtree(self._egress_folder, ignore_errors=True)
 
     async def scrape(
         self,
@@ -173,14 +181,16 @@ class YtDlpDownloader(Downloader):
                 return Exit(None, None, "", aborted=True)
             # Resolved at spawn time, after the wait for a slot: an update made meanwhile is used.
             command = self._locator.command()
-            return await self._children.run(
-                (*command.argv, *args),
-                env=command.env,
-                timeout=timeout,
-                on_stdout=on_stdout,
-                on_stderr=on_stderr,
-                spawn=self._forkservers.spawn if self._forkservers is not None else None,
-            )
+            async with guarded_run(self._proxy, self._egress_folder) as guard:
+                outcome = await self._children.run(
+                    (*command.argv, *guard.args, *args),
+                    env=command.env,
+                    timeout=timeout,
+                    on_stdout=guard.sink(on_stdout),
+                    on_stderr=guard.sink(on_stderr),
+                    spawn=self._forkservers.spawn if self._forkservers is not None else None,
+                )
+                return guard.outcome(outcome)
 
 
 def _refuse_url(url: str) -> ToolFailure | None:
