@@ -15,6 +15,9 @@ Every path's behaviour is set from code (`set_route`), every request is recorded
     /faults/cut.mp4          the medium clip's headers and first 10 KB, then the connection drops
     anything else            a 404 page
 
+`Redirect` answers with a redirect anywhere (another port: the SSRF guard's tests); `add_hls`
+serves a clip as an HLS media playlist whose segments may live on another server.
+
 Waits inside the server are bounded and end when the server stops.
 """
 
@@ -31,6 +34,7 @@ from typing import TypeAlias
 from aiohttp import web
 
 from testkit.clips import DEFAULT_CLIPS, LONG, ensure_clips
+from testkit.hls import PLAYLIST_TYPE, SEGMENT_TYPE, ensure_segments
 from testkit.loopback import HOST, LoopbackServer
 
 _MAX_STALL_SECONDS = 120.0
@@ -74,6 +78,14 @@ class Cut:
     content_type: str = "video/mp4"
 
 
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """Send the client to `location` (an absolute URL may point at another server)."""
+
+    location: str
+    status: int = 302
+
+
 @dataclass(slots=True)
 class FailThen:
     """Answer `times` requests with an error page of `status`, then behave as `then`."""
@@ -84,7 +96,7 @@ class FailThen:
     served_failures: int = 0
 
 
-Behaviour: TypeAlias = Body | Stall | Trickle | Cut | FailThen
+Behaviour: TypeAlias = Body | Stall | Trickle | Cut | FailThen | Redirect
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +184,18 @@ class VideoServer(LoopbackServer):
     def set_route(self, path: str, behaviour: Behaviour) -> None:
         self._routes[path] = behaviour
 
+    async def add_hls(self, prefix: str, clip: str = "medium", segments_base: str | None = None) -> list[str]:
+        """Serve clip `clip` as `<prefix>/index.m3u8` and `<prefix>/seg<N>.ts`; the playlist names the
+        segments under `segments_base` (another server's base URL) or on this server. The segment paths."""
+        segments = await ensure_segments(self._clips_dir, self._clips[clip])
+        paths = [f"{prefix}/seg{i}.ts" for i in range(len(segments.files))]
+        base = segments_base if segments_base is not None else self.base_url
+        playlist = segments.playlist([base + path for path in paths])
+        self.set_route(f"{prefix}/index.m3u8", Body(playlist.encode(), PLAYLIST_TYPE))
+        for path, file in zip(paths, segments.files, strict=True):
+            self.set_route(path, Body(file.read_bytes(), SEGMENT_TYPE))
+        return paths
+
     def reset(self) -> None:
         """The default routes again, and every counter back to zero."""
         self._log = _Log()
@@ -228,6 +252,8 @@ class VideoServer(LoopbackServer):
         match behaviour:
             case Body(data, content_type, status):
                 return web.Response(body=data, status=status, content_type=content_type)
+            case Redirect(location, status):
+                return web.Response(status=status, headers={"Location": location})
             case FailThen(status, times, then):
                 if behaviour.served_failures < times:
                     behaviour.served_failures += 1

@@ -201,7 +201,8 @@ def test_an_allowlist_entry_is_host_colon_port(text: str, endpoint: Endpoint) ->
 
 
 @pytest.mark.parametrize(
-    "text", ["127.0.0.1", "localhost:", ":80", "host:0", "host:65536", "host:http", "::1:80", "a/b:80", "[zz]:80"]
+    "text",
+    ["127.0.0.1", "localhost:", ":80", "host:0", "host:65536", "host:http", "::1:80", "a/b:80", "[zz]:80"],
 )
 def test_a_bad_allowlist_entry_is_refused_with_the_entry_named(text: str) -> None:
     with pytest.raises(ValueError, match=re.escape(repr(text))):

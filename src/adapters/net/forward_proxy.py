@@ -68,6 +68,10 @@ class ProxySession(EgressSession):
         if len(self._refusals) < self._MAX_KEPT:
             self._refusals.append(why)
 
+    @property
+    def closed(self) -> bool:
+        return self._registry.get(self._user) is not self
+
     def close(self) -> None:
         self._registry.pop(self._user, None)
 
@@ -99,6 +103,10 @@ class ForwardProxy(EgressProxy):
         self.refused = 0
         """Connections refused by the policy since the start (for tests and metrics)."""
 
+    @property
+    def open_connections(self) -> int:
+        return len(self._connections)
+
     async def session(self) -> ProxySession:
         port = await self.port()
         user = f"run{next(self._next_session)}"
@@ -116,7 +124,7 @@ class ForwardProxy(EgressProxy):
             return port
 
     async def aclose(self) -> None:
-        """Stop listening and drop every open connection; a later `url()` starts afresh."""
+        """Stop listening and drop every open connection; a later `session()` starts it afresh."""
         async with self._starting:
             server, self._server = self._server, None
         if server is None:
@@ -134,7 +142,7 @@ class ForwardProxy(EgressProxy):
         client = Stream(reader, writer)
         try:
             await self._serve(client)
-        except (OSError, BadHead, TimeoutError):
+        except (OSError, TimeoutError):
             pass  # the client went away or spoke nonsense: its connection ends, nothing else does
         except Exception:
             log.exception("guard proxy: unexpected error on a connection")
@@ -156,6 +164,8 @@ class ForwardProxy(EgressProxy):
                 head = await read_head(client.reader)
             if head is not None:
                 await self._exchange(client, head)
+        except BadHead as e:
+            await _reply(client, answer(400, f"Bad request: {e}"))
         finally:
             self._slots.release()
 

@@ -7,6 +7,7 @@ close` both ways), so a body simply runs until a side closes.
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass
 
 MAX_HEAD_BYTES = 64 * 1024
@@ -14,6 +15,10 @@ _END = b"\r\n\r\n"
 HOP_BY_HOP = frozenset(
     {"connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te"}
 )
+
+
+_HTTP_1 = re.compile(r"^HTTP/1\.\d |.* HTTP/1\.\d$")
+"""A status line starts with the version, a request line ends with it."""
 
 
 class BadHead(Exception):
@@ -63,7 +68,7 @@ def parse_head(raw: bytes) -> Head:
     if not lines:
         raise BadHead("empty head")
     start = lines[0].split(" ", 2)
-    if len(start) != 3 or not all(start[:2]):
+    if len(start) != 3 or not all(start[:2]) or not _HTTP_1.match(start[0] + " " + start[2]):
         raise BadHead("malformed start line")
     headers = []
     for line in lines[1:]:
