@@ -30,8 +30,8 @@ import yt_dlp.version
 from returns.result import Failure
 
 from adapters.net.forward_proxy import ForwardProxy
+from adapters.process import ChildProcesses
 from adapters.ytdlp import YtDlpDownloader
-from adapters.ytdlp.process import ChildProcesses
 from core.classify import FailureKind, classify_ytdlp, error_lines
 from core.url_policy import Endpoint, GuardRules
 from ports.media import ToolFailure

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from adapters.ytdlp.process import Exit
+from adapters.process import Exit
 from ports.net import EgressProxy, EgressSession, refusal_phrase
 
 LineSink = Callable[[str], None]
