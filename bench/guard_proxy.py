@@ -31,7 +31,7 @@ from adapters.ytdlp import YtDlpDownloader
 from adapters.ytdlp.entries import to_video_info
 from core.url_policy import Endpoint, GuardRules
 from ports.media import VideoInfo
-from testkit.video_server import Body, VideoServer
+from testkit.video_site import Body, VideoServer
 
 CLIPS = Path(tempfile.gettempdir()) / "vidrelay-test-clips"
 LIMIT = 2000 * 1024 * 1024

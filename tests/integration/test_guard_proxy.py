@@ -15,7 +15,7 @@ import pytest
 from adapters.net.forward_proxy import ForwardProxy, ProxySession
 from core.url_policy import Endpoint, GuardRules
 from ports.net import HostResolver
-from testkit.video_server import Stall, VideoServer
+from testkit.video_site import Stall, VideoServer
 
 from .conftest import CLIPS_DIR, wait_until
 

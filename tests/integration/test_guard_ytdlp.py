@@ -24,7 +24,7 @@ from adapters.ytdlp import YtDlpDownloader
 from core.classify import FailureKind, Verdict, classify_ytdlp
 from core.url_policy import Endpoint, GuardRules
 from ports.media import ToolFailure, VideoInfo
-from testkit.video_server import Redirect, Stall, VideoServer
+from testkit.video_site import Redirect, Stall, VideoServer
 
 from .conftest import CLIPS_DIR, CLOUD_LIMIT, direct_info, wait_until
 

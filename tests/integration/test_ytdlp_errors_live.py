@@ -35,7 +35,8 @@ from adapters.ytdlp import YtDlpDownloader
 from core.classify import FailureKind, classify_ytdlp, error_lines
 from core.url_policy import Endpoint, GuardRules
 from ports.media import ToolFailure
-from testkit.video_server import Redirect, VideoServer, free_port
+from testkit.loopback import free_port
+from testkit.video_site import Redirect, VideoServer
 
 from .conftest import CLIPS_DIR, CLOUD_LIMIT, direct_entry
 
