@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from adapters.net.forward_proxy import ForwardProxy, ProxySession
+from adapters.net.forward_proxy import ForwardProxy
+from adapters.net.proxy_session import ProxySession
 from core.url_policy import Endpoint, GuardRules
 from ports.net import HostResolver
 from testkit.video_site import Stall, VideoServer
@@ -272,13 +273,19 @@ async def test_odd_requests_get_a_clear_answer(setup: Setup, request_text: str, 
 
 
 async def test_garbage_and_oversized_heads_end_only_their_own_connection(setup: Setup) -> None:
-    for junk in (b"\x00\x01\x02 not http\r\n\r\n", b"GET http://x/ HTTP/1.1\r\nX: " + b"a" * 70_000):
+    smuggled = f"GET {setup.site.url('/x')} HTTP/1.1\r\nX: a\nGET /y HTTP/1.1\r\n\r\n".encode()
+    for junk in (
+        b"\x00\x01\x02 not http\r\n\r\n",
+        b"GET http://x/ HTTP/1.1\r\nX: " + b"a" * 70_000,
+        smuggled,
+    ):
         reader, writer = await asyncio.open_connection("127.0.0.1", await setup.proxy.port())
         writer.write(junk)
         await writer.drain()
         assert (await asyncio.wait_for(reader.read(), 10)).startswith(b"HTTP/1.1 400 ")
         writer.close()
     assert setup.resolver.asked == []
+    assert setup.site.requests == []
     head, _ = await _exchange(setup.proxy, _get(setup.site.url("/clips/short.mp4"), setup.auth))
     assert head.startswith(b"HTTP/1.1 200 ")
 
@@ -354,9 +361,15 @@ def _refusals(sessions: Sequence[ProxySession]) -> list[list[str]]:
     return [s.refusals for s in sessions]
 
 
-async def test_a_refusal_is_kept_by_the_session_that_was_refused(setup: Setup) -> None:
+async def test_a_refusal_is_kept_by_the_session_that_was_refused_and_logged_once(
+    setup: Setup, caplog: pytest.LogCaptureFixture
+) -> None:
     other = await setup.proxy.session()
     other_auth = "Basic " + base64.b64encode(f"run2:{other.secret}".encode()).decode()
     async with Doorbell() as private:
-        await _exchange(setup.proxy, _get(f"http://127.0.0.1:{private.port}/x", other_auth))
+        for _ in range(5):  # a fragment downloader retrying one refused segment
+            await _exchange(setup.proxy, _get(f"http://127.0.0.1:{private.port}/x", other_auth))
     assert _refusals([setup.session, other]) == [[], ["the link leads to a private address (127.0.0.1)"]]
+    assert setup.proxy.refused == 5
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING and "refused" in r.getMessage()]
+    assert len(warnings) == 1

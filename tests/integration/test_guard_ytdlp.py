@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from returns.result import Failure, Success
 
-from adapters.net.forward_proxy import ForwardProxy, ProxySession
+from adapters.net.forward_proxy import ForwardProxy
+from adapters.net.proxy_session import ProxySession
 from adapters.ytdlp import YtDlpDownloader
 from core.classify import FailureKind, Verdict, classify_ytdlp
 from core.url_policy import Endpoint, GuardRules

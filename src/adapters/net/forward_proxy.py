@@ -4,8 +4,8 @@ It listens on 127.0.0.1 only, on a port the OS picks, and serves only clients th
 random credentials of an open session (Proxy-Authorization: Basic) — one session per tool run,
 revoked when the run ends — so other local users cannot borrow it. Each session keeps what was
 refused to it, so a run whose tool hid the 403 (a skipped HLS fragment, "ffmpeg exited with
-code 1") is still known to have been refused. It
-forwards plain HTTP (absolute-URI requests, one per connection) and tunnels HTTPS (CONNECT).
+code 1") is still known to have been refused. It forwards plain HTTP (absolute-URI requests,
+one per connection) and tunnels HTTPS (CONNECT).
 For every connection it resolves the host once, asks the policy about every address, and
 connects to an address it checked — a second resolution could answer differently (DNS rebinding).
 
@@ -16,64 +16,29 @@ line, where the failure classification finds it. Credentials and request targets
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
-import hmac
 import itertools
 import logging
 import secrets
-from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from returns.result import Failure
 
-from adapters.net.http_head import MAX_HEAD_BYTES, BadHead, Head, answer, closing, read_head, render
-from adapters.net.relay import Stream, Touch, plain_downstream, relay
+from adapters.net.http_head import MAX_HEAD_BYTES, BadHead, Head, answer, read_head
+from adapters.net.proxy_request import (
+    Refusal,
+    closing_downstream,
+    connect_target,
+    forward_target,
+    origin_request,
+)
+from adapters.net.proxy_session import HOST, ProxySession, session_for
+from adapters.net.relay import Stream, plain_downstream, relay
 from adapters.net.resolver import SystemResolver
-from ports.net import EgressPolicy, EgressProxy, EgressSession, HostResolver, refusal_phrase
+from ports.net import EgressPolicy, EgressProxy, HostResolver, refusal_phrase
 
 log = logging.getLogger(__name__)
 
-HOST = "127.0.0.1"
 _CHALLENGE = ("Proxy-Authenticate", 'Basic realm="vidrelay"')
-
-
-class ProxySession(EgressSession):
-    _MAX_KEPT = 20
-
-    def __init__(self, user: str, secret: str, port: int, registry: dict[str, ProxySession]) -> None:
-        self._user = user
-        self._secret = secret
-        self._port = port
-        self._registry = registry
-        self._refusals: list[str] = []
-
-    @property
-    def url(self) -> str:
-        return f"http://{self._user}:{self._secret}@{HOST}:{self._port}"
-
-    @property
-    def secret(self) -> str:
-        return self._secret
-
-    @property
-    def refusals(self) -> list[str]:
-        return list(self._refusals)
-
-    def admits(self, secret: str) -> bool:
-        return hmac.compare_digest(secret.encode(), self._secret.encode())
-
-    def refused(self, why: str) -> None:
-        if len(self._refusals) < self._MAX_KEPT:
-            self._refusals.append(why)
-
-    @property
-    def closed(self) -> bool:
-        return self._registry.get(self._user) is not self
-
-    def close(self) -> None:
-        self._registry.pop(self._user, None)
 
 
 class ForwardProxy(EgressProxy):
@@ -170,14 +135,14 @@ class ForwardProxy(EgressProxy):
             self._slots.release()
 
     async def _exchange(self, client: Stream, head: Head) -> None:
-        session = self._authorized(head)
+        session = session_for(head.header("proxy-authorization"), self._sessions)
         if session is None:
             await _reply(client, answer(407, "Proxy Authentication Required", _CHALLENGE))
             return
         method, target, _ = head.start
         tunnel = method.upper() == "CONNECT"
-        where = _authority(target) if tunnel else _absolute_http(target)
-        if isinstance(where, _Refusal):
+        where = connect_target(target) if tunnel else forward_target(target)
+        if isinstance(where, Refusal):
             await self._refuse(client, session, "(request)", 0, where.why)
             return
         if isinstance(where, str):
@@ -192,8 +157,8 @@ class ForwardProxy(EgressProxy):
                 await _reply(client, b"HTTP/1.1 200 Connection established\r\n\r\n")
                 downstream = plain_downstream
             else:
-                upstream.writer.write(_origin_request(head, origin, host, port))
-                downstream = _closing_downstream
+                upstream.writer.write(origin_request(head, origin, host, port))
+                downstream = closing_downstream
             if not await relay(client, upstream, self._idle, downstream):
                 log.info("guard proxy: closed %s:%s after %ss without a byte", host, port, self._idle)
         finally:
@@ -201,20 +166,10 @@ class ForwardProxy(EgressProxy):
 
     async def _refuse(self, client: Stream, session: ProxySession, host: str, port: int, why: str) -> None:
         self.refused += 1
-        session.refused(why)
-        log.warning("guard proxy refused %s:%s: %s", _ascii(host), port, why)
+        # A fragment downloader retries each refused segment: one line per run and reason is enough.
+        level = logging.WARNING if session.refused(why) else logging.DEBUG
+        log.log(level, "guard proxy refused %s:%s: %s", _ascii(host), port, why)
         await _reply(client, answer(403, refusal_phrase(why), ("X-Vidrelay-Refused", "1")))
-
-    def _authorized(self, head: Head) -> ProxySession | None:
-        scheme, _, token = (head.header("proxy-authorization") or "").partition(" ")
-        if scheme.lower() != "basic":
-            return None
-        try:
-            user, _, secret = base64.b64decode(token.strip(), validate=True).decode().partition(":")
-        except (binascii.Error, ValueError):
-            return None
-        session = self._sessions.get(user)
-        return session if session is not None and session.admits(secret) else None
 
     async def _open(self, client: Stream, session: ProxySession, host: str, port: int) -> Stream | None:
         """A connection to a checked address of host:port; None when refused or unreachable (the
@@ -234,67 +189,6 @@ class ForwardProxy(EgressProxy):
                 return Stream(reader, writer)
         await _reply(client, answer(502, f"Could not connect to {_ascii(host)}:{port}"))
         return None
-
-
-async def _closing_downstream(upstream: Stream, client: Stream, touch: Touch) -> bool:
-    """The response, its head rewritten to close after it (1xx interim heads pass as they are)."""
-    try:
-        head = await read_head(upstream.reader)
-        while (
-            head is not None and head.status is not None and 100 <= head.status < 200 and head.status != 101
-        ):
-            client.writer.write(render(head.start, head.headers))
-            head = await read_head(upstream.reader)
-    except BadHead:
-        head = None
-    if head is None:
-        client.writer.write(answer(502, "Bad gateway: the site sent no HTTP response"))
-        await client.writer.drain()
-        return False
-    touch()
-    client.writer.write(closing(head))
-    return await plain_downstream(upstream, client, touch)
-
-
-def _origin_request(head: Head, origin: str, host: str, port: int) -> bytes:
-    headers = head.headers
-    if head.header("host") is None:
-        headers = (("Host", f"[{host}]:{port}" if ":" in host else f"{host}:{port}"), *headers)
-    return closing(Head((head.start[0], origin, "HTTP/1.1"), headers))
-
-
-@dataclass(frozen=True, slots=True)
-class _Refusal:
-    why: str
-
-
-_Target = tuple[str, int, str] | _Refusal | str
-"""(host, port, origin-form path), a refusal by the guard, or why the request is malformed."""
-
-
-def _authority(target: str) -> _Target:
-    host, sep, port = target.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        return "CONNECT needs host:port"
-    return host.strip("[]"), int(port), ""
-
-
-def _absolute_http(target: str) -> _Target:
-    try:
-        parts = urlsplit(target)
-        host, port = parts.hostname, parts.port
-    except ValueError:
-        return "malformed request target"
-    if not parts.scheme:
-        return "not a proxy request (the target must be an absolute http:// URL)"
-    if parts.scheme.lower() == "https":
-        return "https goes through CONNECT"
-    if parts.scheme.lower() != "http":
-        return _Refusal(f"scheme {parts.scheme!r} is not allowed")
-    if not host:
-        return "the URL has no host"
-    origin = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return host, port if port is not None else 80, origin
 
 
 def _ascii(text: str) -> str:

@@ -17,8 +17,7 @@ HOP_BY_HOP = frozenset(
 )
 
 
-_HTTP_1 = re.compile(r"^HTTP/1\.\d |.* HTTP/1\.\d$")
-"""A status line starts with the version, a request line ends with it."""
+_VERSION = re.compile(r"HTTP/1\.\d")
 
 
 class BadHead(Exception):
@@ -63,12 +62,19 @@ async def read_head(reader: asyncio.StreamReader) -> Head | None:
 
 def parse_head(raw: bytes) -> Head:
     lines = raw.decode("latin-1").split("\r\n")
+    if any("\r" in line or "\n" in line for line in lines):
+        raise BadHead("a bare CR or LF")  # what a smuggled second request would need
     while lines and not lines[0]:
         lines.pop(0)  # RFC 9112 §2.2: a server ignores empty lines before a request line
     if not lines:
         raise BadHead("empty head")
     start = lines[0].split(" ", 2)
-    if len(start) != 3 or not all(start[:2]) or not _HTTP_1.match(start[0] + " " + start[2]):
+    # A status line starts with the version, a request line ends with it.
+    if (
+        len(start) != 3
+        or not all(start[:2])
+        or not (_VERSION.fullmatch(start[0]) or _VERSION.fullmatch(start[2]))
+    ):
         raise BadHead("malformed start line")
     headers = []
     for line in lines[1:]:

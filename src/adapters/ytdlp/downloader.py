@@ -6,6 +6,10 @@ Every run: a child process without a shell, the project's options only (`--ignor
 downloader caps the yt-dlp processes of scrapes and downloads together; a run's timeout starts
 when its process starts, not while it waits for a slot.
 
+With a `proxy` (the SSRF guard's), every run goes through it with credentials of its own
+(`egress`): each redirect, fragment and thumbnail is checked, and a run the proxy refused
+something to fails with the refusal as its reason.
+
 With `warm=True` (the default) scrapes and downloads are forked from a pre-warmed yt-dlp server
 (`forkserver`) instead of starting Python and yt-dlp from scratch; any trouble with it falls back
 to the plain process. `version()` always starts a plain one (it needs no warm server).
