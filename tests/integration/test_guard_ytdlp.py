@@ -22,6 +22,7 @@ from returns.result import Failure, Success
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.net.proxy_session import ProxySession
 from adapters.ytdlp import YtDlpDownloader
+from adapters.ytdlp.locator import YtDlpCommand, YtDlpLocator
 from core.classify import FailureKind, Verdict, classify_ytdlp
 from core.url_policy import Endpoint, GuardRules
 from ports.media import ToolFailure, VideoInfo
@@ -132,6 +133,38 @@ async def test_an_hls_stream_on_the_allowlisted_site_comes_through_the_proxy(
     assert all(g.site.hits(path) == 1 for path in segments)
     assert g.proxy.refused == 0
     assert all(s.refusals == [] for s in g.proxy.sessions)
+
+
+class BypassingLocator(YtDlpLocator):
+    """The packaged yt-dlp, started from an environment that asks every tool to skip proxies."""
+
+    def command(self) -> YtDlpCommand:
+        command = super().command()
+        bypass = {
+            "no_proxy": "*",
+            "NO_PROXY": "127.0.0.1,localhost",
+            "http_proxy": "",
+            "REQUEST_METHOD": "GET",
+        }
+        return dataclasses.replace(command, env={**command.env, **bypass})
+
+
+async def test_the_bots_own_no_proxy_never_lets_ffmpeg_around_the_proxy(
+    guarded: Guarded, staging: Path
+) -> None:
+    g = guarded
+    ytdlp = YtDlpDownloader(max_filesize_bytes=CLOUD_LIMIT, locator=BypassingLocator(), proxy=g.proxy)
+    try:
+        await g.site.add_hls("/hls", segments_base=g.private.base_url)
+        await g.private.add_hls("/hls")
+        scraped = await ytdlp.scrape(g.site.url("/hls/index.m3u8"), timeout=60)
+        assert isinstance(scraped, Success), scraped
+        info = _copy(scraped.unwrap()[0], _with_protocol(scraped.unwrap()[0].info_json, "m3u8"))
+        failure = _refusal(await ytdlp.download(info, staging, timeout=120))
+    finally:
+        await ytdlp.shutdown()
+    assert classify_ytdlp(failure) == REFUSED
+    assert g.private.requests == []
 
 
 async def test_a_format_url_off_the_list_is_refused(guarded: Guarded, staging: Path) -> None:

@@ -69,6 +69,10 @@ class ForwardProxy(EgressProxy):
         """Connections refused by the policy since the start (for tests and metrics)."""
 
     @property
+    def listening(self) -> bool:
+        return self._server is not None
+
+    @property
     def open_connections(self) -> int:
         return len(self._connections)
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -27,7 +26,7 @@ from urllib.parse import urlsplit
 from returns.result import Failure, Result, Success
 
 from adapters.process import ChildProcesses, Exit
-from adapters.ytdlp.egress import guarded_run, private_folder
+from adapters.ytdlp.egress import guarded_run
 from adapters.ytdlp.entries import SAFE_FORMAT_ID, parse_entries
 from adapters.ytdlp.forkserver import ForkServers
 from adapters.ytdlp.locator import Locator, YtDlpLocator
@@ -75,7 +74,10 @@ class YtDlpDownloader(Downloader):
         self._children = ChildProcesses(kill_grace_seconds)
         self._forkservers = ForkServers(idle_timeout=warm_idle_seconds) if warm else None
         self._proxy = proxy
-        self._egress_folder = private_folder() if proxy is not None else None
+
+    @property
+    def proxy(self) -> EgressProxy | None:
+        return self._proxy
 
     @property
     def live_pids(self) -> list[int]:
@@ -92,8 +94,6 @@ class YtDlpDownloader(Downloader):
         await self._children.shutdown()
         if self._forkservers is not None:
             await self._forkservers.aclose()
-        if self._egress_folder is not None:
-            shutil.rmtree(self._egress_folder, ignore_errors=True)
 
     async def scrape(
         self,
@@ -182,10 +182,10 @@ class YtDlpDownloader(Downloader):
                 return Exit(None, None, "", aborted=True)
             # Resolved at spawn time, after the wait for a slot: an update made meanwhile is used.
             command = self._locator.command()
-            async with guarded_run(self._proxy, self._egress_folder) as guard:
+            async with guarded_run(self._proxy) as guard:
                 outcome = await self._children.run(
                     (*command.argv, *guard.args, *args),
-                    env=command.env,
+                    env=guard.environment(command.env),
                     timeout=timeout,
                     on_stdout=guard.sink(on_stdout),
                     on_stderr=guard.sink(on_stderr),

@@ -5,7 +5,8 @@ The proxy URL carries the session's secret, so it is never on a command line (ev
 can read /proc/<pid>/cmdline; a fork-server run shows its argv there too): it goes in a config
 file only this user can read (`--config-locations`, which `--ignore-config` still honours).
 yt-dlp hands the proxy to the ffmpeg it starts for HLS/DASH through ffmpeg's environment
-(FFmpegFD sets HTTP_PROXY/http_proxy), which only this user can read. `/verbose` echoes the
+(FFmpegFD sets HTTP_PROXY/http_proxy), which only this user can read; the proxy variables the bot
+itself was started with are not passed on (ffmpeg would honour a `no_proxy`). `/verbose` echoes the
 config file's contents, so every line the run prints is redacted before anyone sees it.
 
 When the run fails and the proxy refused something to it, the failure is the refusal: the tool
@@ -18,8 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import tempfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -41,6 +43,14 @@ class GuardedRun:
         """What goes before yt-dlp's own arguments."""
         return ("--config-locations", str(self._config)) if self._config is not None else ()
 
+    def environment(self, env: Mapping[str, str]) -> Mapping[str, str]:
+        """`env` without the proxy variables a behind-the-proxy run must not inherit: ffmpeg
+        honours `no_proxy` (a `no_proxy=127.0.0.1` would send its segment requests around the
+        proxy), and yt-dlp passes its environment on to ffmpeg."""
+        if self._session is None:
+            return env
+        return {k: v for k, v in env.items() if not k.lower().endswith("_proxy") and k != "REQUEST_METHOD"}
+
     def redact(self, text: str) -> str:
         return text.replace(self._secret, _HIDDEN) if self._secret and self._secret in text else text
 
@@ -58,30 +68,25 @@ class GuardedRun:
 
 
 @asynccontextmanager
-async def guarded_run(proxy: EgressProxy | None, folder: Path | None) -> AsyncIterator[GuardedRun]:
-    """A run behind `proxy` (none: straight out); `folder` holds the config files (this user only)."""
-    if proxy is None or folder is None:
+async def guarded_run(proxy: EgressProxy | None) -> AsyncIterator[GuardedRun]:
+    """A run behind `proxy` (None: straight out)."""
+    if proxy is None:
         yield GuardedRun(None, None)
         return
     session = await proxy.session()
-    config = _write_private(folder, f"--proxy {session.url}\n")
+    folder = Path(tempfile.mkdtemp(prefix="vidrelay-egress-"))  # 0700: only this user may enter
     try:
-        yield GuardedRun(session, config)
+        yield GuardedRun(session, _write_private(folder / "run.conf", f"--proxy {session.url}\n"))
     finally:
         session.close()
-        config.unlink(missing_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
-def private_folder() -> Path:
-    """A fresh folder only this user can enter (mkdtemp makes it 0700)."""
-    return Path(tempfile.mkdtemp(prefix="vidrelay-egress-"))
-
-
-def _write_private(folder: Path, text: str) -> Path:
-    fd, name = tempfile.mkstemp(prefix="run-", suffix=".conf", dir=folder)  # mode 0600
+def _write_private(path: Path, text: str) -> Path:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as file:
         file.write(text)
-    return Path(name)
+    return path
 
 
 def _secret_of(url: str) -> str | None:
