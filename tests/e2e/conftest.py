@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from entrypoints.testkit.bot_process import BotProcess, bot_environment
-from entrypoints.testkit.fake_bot_api import Chat, FakeBotApi, StoredMessage, User, VideoRecord
-from entrypoints.testkit.video_server import VideoServer
+from testkit.bot_process import BotProcess, bot_environment
+from testkit.telegram import Chat, FakeBotApi, StoredMessage, User, VideoRecord
+from testkit.video_site import VideoServer
 
 CLIPS_DIR = Path(tempfile.gettempdir()) / "vidrelay-test-clips"
 WAIT_SECONDS = 60.0
@@ -51,7 +51,8 @@ class Stack:
         """Another bot process on the same data folder (a restart), with these settings changed."""
         n = next(_ids)
         self.bot = BotProcess(
-            bot_environment(self.api, self.root / "data", **env), self.root / f"bot-{n}.log"
+            bot_environment(self.api, self.root / "data", sites=[self.site], **env),
+            self.root / f"bot-{n}.log",
         )
         return self.bot
 
