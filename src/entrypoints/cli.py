@@ -25,6 +25,10 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "check", help="check the settings, the store, yt-dlp, ffmpeg and the token: one line each"
     )
+    backup = commands.add_parser(
+        "backup", help="a consistent copy of the SQLite store, safe while the bot runs"
+    )
+    backup.add_argument("path", help="the copy's file (replaced once the new copy is verified), or a folder")
     jobs = commands.add_parser("jobs", help="inspect and repair the job queue")
     job_commands = jobs.add_subparsers(dest="jobs_command", metavar="ACTION", required=True)
     listing = job_commands.add_parser("list", help="queued jobs (or --failed ones)")

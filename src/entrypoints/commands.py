@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 from dataclasses import asdict
+from pathlib import Path
 
 from entrypoints.preflight import missing_tools
 from entrypoints.settings import Settings
@@ -17,6 +18,10 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return asyncio.run(_jobs(args, settings))
     if args.command == "check":
         return asyncio.run(_check(settings))
+    if args.command == "backup":
+        from entrypoints.backups import run_backup
+
+        return run_backup(settings, Path(args.path))
     if args.command in ("run", "demo") and (missing := missing_tools()) is not None:
         print(f"vidrelay: {missing}", file=sys.stderr)
         return 2
