@@ -16,11 +16,15 @@ from pathlib import Path
 from typing import Final
 
 from adapters.sqlite.connection import FileSettings, open_file, prepare, while_busy
-from adapters.sqlite.schema import Migration, SchemaTooNew, migrate, schema_version
+from adapters.sqlite.schema import Migration, SchemaTooNew, migrate
 from ports.errors import StoreRefused
 
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
 _NOT_OURS: Final = frozenset({sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT})
+_VERSION_AND_TABLES: Final = """
+    SELECT (SELECT user_version FROM pragma_user_version),
+        (SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%')
+"""
 
 
 def open_checked(settings: FileSettings, migrations: Sequence[Migration]) -> sqlite3.Connection:
@@ -65,10 +69,9 @@ def _owner_only(path: Path) -> None:
 
 def _refuse_foreign_schema(connection: sqlite3.Connection, settings: FileSettings, known: int) -> None:
     try:
-        version = schema_version(connection)
-        tables = connection.execute(
-            "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
-        ).fetchone()[0]
+        # One statement, so one snapshot: another process may commit its first migration (tables
+        # and version together) between two reads, which would look like a foreign database.
+        version, tables = connection.execute(_VERSION_AND_TABLES).fetchone()
     except sqlite3.DatabaseError as error:
         if getattr(error, "sqlite_errorcode", 0) & 0xFF not in _NOT_OURS:
             raise
