@@ -11,13 +11,16 @@ from core.jobs.breaker import CircuitBreakers
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import JobRegistry
 from core.lifecycle import RetryPolicy
-from core.media.blob_store import BlobStore
+from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
 from core.pipeline.confirm import Confirmations
-from core.pipeline.download import DownloadVideo, PipelineConfig, Services
-from core.pipeline.inline import DownloadInline, InlineLookup
+from core.pipeline.download import DownloadVideo
+from core.pipeline.inline import DownloadInline
+from core.pipeline.inline_lookup import InlineLookup
 from core.pipeline.intake import LinkIntake
-from core.pipeline.jobs import Periodic, UpdateStatus, job_types
+from core.pipeline.job_types import job_types
+from core.pipeline.periodic import Periodic, UpdateStatus
+from core.pipeline.services import PipelineConfig, Services
 from core.pipeline.url_guard import UrlGuard
 from entrypoints.settings import Settings
 from ports.blobs import BlobFiles
@@ -47,7 +50,7 @@ class App:
     intake: LinkIntake
     confirmations: Confirmations
     inline: InlineLookup | None
-    blobs: BlobStore
+    blobs: BlobService
     adapters: Adapters
     settings: Settings
     update_status: UpdateStatus
@@ -69,7 +72,7 @@ def build_app(settings: Settings, adapters: Adapters) -> App:
         worker_id=f"{os.uname().nodename}:{os.getpid()}",
         breakers=CircuitBreakers(),
     )
-    blobs = BlobStore(
+    blobs = BlobService(
         adapters.store,
         adapters.files,
         adapters.store,
@@ -126,5 +129,5 @@ def build_app(settings: Settings, adapters: Adapters) -> App:
         max_queued_per_user=settings.max_queued_per_user,
         allowed_chat_ids=settings.allowed_chat_ids,
     )
-    inline = InlineLookup(adapters.store, services, adapters.clock) if cache_chat is not None else None
+    inline = InlineLookup(services) if cache_chat is not None else None
     return App(engine, intake, confirmations, inline, blobs, adapters, settings, periodic.update_status)

@@ -15,7 +15,8 @@ import pytest
 from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
 from core.blobs import ORPHAN_GRACE_SECONDS, UNSENT_MAX_AGE_SECONDS, blob_file_name
-from core.media.blob_store import SENT_IDLE_SECONDS, BlobStore, SweepReport
+from core.media.blob_service import BlobService
+from core.media.blob_sweep import SENT_IDLE_SECONDS, SweepReport
 from ports.blobs import BlobRecord
 from ports.jobs import NewJob
 from ports.pending import PendingRequest
@@ -41,8 +42,8 @@ def files(tmp_path: Path) -> LocalBlobFiles:
 
 def blob_store(
     store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock, max_bytes: int = 0
-) -> BlobStore:
-    return BlobStore(store, files, store, clock, max_bytes=max_bytes)
+) -> BlobService:
+    return BlobService(store, files, store, clock, max_bytes=max_bytes)
 
 
 async def seed(
@@ -136,7 +137,7 @@ async def test_sent_blobs_lose_their_bytes_but_keep_the_file_id(
         row = await store.blob(key)
         assert row is not None
         assert (row.file_id, row.file_name, row.size) == (file_id, None, None)
-        assert await blobs.has_blob(key)
+        assert await blobs.find(key) is not None
 
 
 async def test_unsent_unreferenced_blobs_go_after_a_day(
@@ -166,7 +167,7 @@ async def test_the_disk_cap_evicts_least_recently_used_sent_bytes_first(
     middle = await seed(store, files, clock, "middle", sent=True, idle=200)
     newest = await seed(store, files, clock, "newest", sent=True, idle=100)
     unsent = await seed(store, files, clock, "unsent", size=100)
-    await blobs.touch("oldest")  # used again just now: now it is the most recent
+    await store.touch_blob("oldest", clock.now())  # used again just now: now it is the most recent
 
     report = await blobs.sweep()
 

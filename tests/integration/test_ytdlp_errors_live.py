@@ -25,7 +25,7 @@ from returns.result import Failure
 
 from adapters.process import ChildProcesses
 from adapters.ytdlp import YtDlpDownloader
-from core.classify import FailureKind, classify_ytdlp, error_lines
+from core.ytdlp_errors import FailureKind, classify_ytdlp, error_lines
 from ports.media import ToolFailure
 from testkit.video_server import VideoServer, free_port
 

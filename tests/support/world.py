@@ -10,13 +10,15 @@ from adapters.memory.store import MemoryStore
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import JobRegistry
 from core.lifecycle import RetryPolicy
-from core.media.blob_store import BlobStore
+from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
 from core.pipeline.confirm import Confirmations
-from core.pipeline.download import DownloadVideo, PipelineConfig, Services
+from core.pipeline.download import DownloadVideo
 from core.pipeline.inline import DownloadInline
 from core.pipeline.intake import IncomingMessage, LinkIntake
-from core.pipeline.jobs import Periodic, job_types
+from core.pipeline.job_types import job_types
+from core.pipeline.periodic import Periodic
+from core.pipeline.services import PipelineConfig, Services
 from core.pipeline.url_guard import UrlGuard
 from core.urls import Entity
 from ports.net import HostResolver
@@ -47,7 +49,7 @@ class World:
         self.downloader = ScriptedDownloader()
         self.files = LocalBlobFiles(data_dir)
         self.config = config or PipelineConfig(ytdlp_timeout_seconds=60.0)
-        self.blobs = BlobStore(self.store, self.files, self.store, clock)
+        self.blobs = BlobService(self.store, self.files, self.store, clock)
         self.info = InfoService(self.store, self.downloader, clock)
         registry = JobRegistry()
         self.engine = Engine(

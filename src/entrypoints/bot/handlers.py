@@ -28,8 +28,9 @@ from aiogram.types import (
 
 from core import texts
 from core.pipeline.confirm import Decision
-from core.pipeline.inline import DOWNLOAD_INLINE, VARIANTS, variant_caption
+from core.pipeline.inline import VARIANTS, variant_caption
 from core.pipeline.intake import IncomingMessage, IntakeReport
+from core.pipeline.job_names import DOWNLOAD_INLINE
 from core.pipeline.request import InlineRequest
 from core.urls import Entity, extract_urls
 from entrypoints.app import App
