@@ -10,6 +10,7 @@ from returns.result import Failure, Success
 from core.blobs import blob_file_name
 from core.jobs.registry import JobFailure, JobOutcome
 from core.pipeline.delivery import Delivery, Destination, Report
+from core.pipeline.services import PipelineConfig
 from ports.blobs import BlobRecord
 from ports.media import Progress, VideoInfo
 from ports.messenger import MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
@@ -82,8 +83,15 @@ def world(clock: VirtualClock, tmp_path: Path) -> World:
     return World(clock, tmp_path)
 
 
+def config(world: World) -> PipelineConfig:
+    return PipelineConfig(
+        upload_limit_bytes=world.settings.upload_limit_bytes,
+        ytdlp_timeout_seconds=world.settings.ytdlp_timeout_seconds,
+    )
+
+
 async def deliver(world: World, info: VideoInfo, job: Recording) -> JobOutcome:
-    delivery = Delivery(world.services, world.config)
+    delivery = Delivery(world.services, config(world))
     return await delivery.deliver(info, job, job)
 
 
@@ -125,16 +133,16 @@ async def test_a_file_id_telegram_refuses_is_forgotten_and_the_video_downloaded_
 
 async def test_a_video_announced_too_large_is_not_downloaded(world: World) -> None:
     job = Recording()
-    await deliver(world, video(URL, filesize=world.config.upload_limit_bytes + 1), job)
-    assert job.calls == ["hold 12.0 None", "found v1", f"too large {world.config.upload_limit_bytes + 1}"]
+    await deliver(world, video(URL, filesize=world.settings.upload_limit_bytes + 1), job)
+    assert job.calls == ["hold 12.0 None", "found v1", f"too large {world.settings.upload_limit_bytes + 1}"]
     assert world.downloader.downloads == []
 
 
 async def test_bytes_too_large_for_the_upload_are_not_sent(world: World) -> None:
-    world.downloader.content["v1"] = b"x" * (world.config.upload_limit_bytes + 1)
+    world.downloader.content["v1"] = b"x" * (world.settings.upload_limit_bytes + 1)
     job = Recording()
     await deliver(world, video(URL, filesize=None), job)
-    assert job.calls[-1] == f"too large {world.config.upload_limit_bytes + 1}"
+    assert job.calls[-1] == f"too large {world.settings.upload_limit_bytes + 1}"
     assert not any(call.startswith("send") for call in job.calls)
 
 
@@ -157,7 +165,7 @@ async def test_a_failed_download_is_a_classified_failure_and_nothing_is_sent(wor
 
 
 async def test_the_videos_of_a_link_leave_out_photos_and_never_come_back_empty(world: World) -> None:
-    delivery = Delivery(world.services, world.config)
+    delivery = Delivery(world.services, config(world))
     world.downloader.serve(URL, video(URL, "v1"), video(URL, "photo", has_video=False))
     found = await delivery.videos(URL, Recording())
     assert [v.id for v in found.unwrap()] == ["v1"]

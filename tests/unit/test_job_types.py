@@ -6,7 +6,7 @@ from pathlib import Path
 
 from returns.result import Failure, Success
 
-from core.jobs.registry import JobContext
+from core.jobs.registry import JobContext, JobType
 from core.pipeline.job_types import UPDATE_TIMEOUT_SECONDS, job_types
 from core.pipeline.periodic import SWEEP_INTERVAL_SECONDS, Periodic
 from ports.jobs import Job, NewJob
@@ -38,9 +38,27 @@ class Closes:
 
 
 def periodic_of(world: World, updater: Updater | None, interval: float, closes: Closes) -> Periodic:
+    services = world.services
     return Periodic(
-        updater, interval, closes, world.blobs, world.info, world.store, world.confirmations, world.clock
+        updater,
+        interval,
+        closes,
+        services.blobs,
+        services.info,
+        world.store,
+        world.confirmations,
+        world.clock,
     )
+
+
+def types_of(world: World, periodic: Periodic, *, inline: bool = False) -> list[JobType]:
+    download_inline = world.container.download_inline() if inline else None
+    return job_types(world.container.download(), download_inline, periodic, DOWNLOAD_TIMEOUT)
+
+
+def only(world: World, periodic: Periodic, name: str) -> JobType:
+    [job_type] = [t for t in types_of(world, periodic) if t.name == name]
+    return job_type
 
 
 def context(clock: VirtualClock, name: str) -> JobContext:
@@ -56,7 +74,7 @@ def test_every_type_is_listed_with_the_inline_job_and_the_updater(
     world = World(clock, tmp_path)
     periodic = periodic_of(world, ScriptedUpdater(), 300.0, Closes())
 
-    types = job_types(world.download, world.inline, periodic, DOWNLOAD_TIMEOUT)
+    types = types_of(world, periodic, inline=True)
 
     assert [(t.name, t.timeout_seconds, t.interval_seconds) for t in types] == [
         ("download_video", DOWNLOAD_TIMEOUT, None),
@@ -78,7 +96,7 @@ def test_without_a_cache_chat_or_an_update_interval_those_jobs_do_not_exist(
     no_updater = periodic_of(world, None, 300.0, Closes())
 
     for periodic in (no_interval, no_updater):
-        names = [t.name for t in job_types(world.download, None, periodic, DOWNLOAD_TIMEOUT)]
+        names = [t.name for t in types_of(world, periodic)]
         assert names == ["download_video", "sweep_blobs", "sweep_caches"]
 
 
@@ -88,7 +106,7 @@ async def test_an_update_that_changed_yt_dlp_closes_the_breakers_and_says_so_in_
     world = World(clock, tmp_path)
     closes = Closes()
     periodic = periodic_of(world, ScriptedUpdater(UpdateOutcome(True, "2025.1.1", "2025.2.2")), 300.0, closes)
-    [update] = [t for t in job_types(world.download, None, periodic, 1.0) if t.name == "update_ytdlp"]
+    update = only(world, periodic, "update_ytdlp")
 
     assert isinstance(await update.run(context(clock, "update_ytdlp")), Success)
 
@@ -104,7 +122,7 @@ async def test_a_failed_update_keeps_the_version_fails_the_run_and_closes_nothin
     closes = Closes()
     failed = UpdateOutcome(False, "2025.1.1", "2025.1.1", error="index unreachable")
     periodic = periodic_of(world, ScriptedUpdater(failed), 300.0, closes)
-    [update] = [t for t in job_types(world.download, None, periodic, 1.0) if t.name == "update_ytdlp"]
+    update = only(world, periodic, "update_ytdlp")
 
     outcome = await update.run(context(clock, "update_ytdlp"))
 
@@ -118,7 +136,7 @@ async def test_a_failed_update_keeps_the_version_fails_the_run_and_closes_nothin
 async def test_the_cache_sweep_expires_unanswered_prompts(clock: VirtualClock, tmp_path: Path) -> None:
     world = World(clock, tmp_path)
     periodic = periodic_of(world, None, 0.0, Closes())
-    [sweep] = [t for t in job_types(world.download, None, periodic, 1.0) if t.name == "sweep_caches"]
+    sweep = only(world, periodic, "sweep_caches")
     job = NewJob("download_video", {}, 3)
     await world.store.park(PendingRequest("p1", -1, 1, 1, job, None, clock.now()))
     await clock.advance(7 * 3600)
