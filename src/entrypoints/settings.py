@@ -12,8 +12,11 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from core.url_policy import Endpoint
+
 PREFIX = "VIDRELAY_"
 IdList = Annotated[tuple[int, ...], NoDecode]
+HostPorts = Annotated[tuple[str, ...], NoDecode]
 Switch = Literal["on", "off"]
 """A feature's state as the container's Selectors key it."""
 
@@ -69,7 +72,14 @@ class Settings(BaseSettings):
     confirm_longer_than_seconds: float = Field(
         1200.0, ge=0, description="videos longer than this ask for a confirmation in groups"
     )
-    allow_private_urls: bool = Field(False, description="SSRF guard off (tests, demo)")
+    allow_private_urls: bool = Field(
+        False, description="SSRF guard off: any address, for the link and every request made for it"
+    )
+    private_url_allowlist: HostPorts = Field(
+        (),
+        description="comma-separated `host:port` the SSRF guard lets through though private "
+        "(tests, the demo), matched as the request names the host",
+    )
     allowed_chat_ids: IdList = Field(
         (), description="comma-separated chat ids the bot serves; empty = everyone"
     )
@@ -103,6 +113,15 @@ class Settings(BaseSettings):
             return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
         return value
 
+    @field_validator("private_url_allowlist", mode="before")
+    @classmethod
+    def _split_host_ports(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [part for part in value.replace(" ", "").split(",") if part]
+        if isinstance(value, list | tuple):
+            return tuple(_host_port(str(part)) for part in value)
+        return value
+
     @field_validator("telegram_api_url")
     @classmethod
     def _api_url(cls, value: str) -> str:
@@ -113,6 +132,10 @@ class Settings(BaseSettings):
     @property
     def upload_limit_bytes(self) -> int:
         return 2000 * 1024 * 1024 if self.telegram_local_mode else 50 * 1024 * 1024
+
+    @property
+    def private_url_endpoints(self) -> tuple[Endpoint, ...]:
+        return tuple(Endpoint.parse(entry) for entry in self.private_url_allowlist)
 
     @property
     def sqlite_path(self) -> Path:
@@ -129,6 +152,12 @@ class Settings(BaseSettings):
         return "on" if self.inline_cache_chat_id is not None else "off"
 
     @property
+    def egress_guard(self) -> Switch:
+        """The guard's proxy between the tools and the network; with the guard off it is not started
+        at all (nothing to check), so yt-dlp and ffmpeg connect directly."""
+        return "off" if self.allow_private_urls else "on"
+
+    @property
     def ytdlp_updates(self) -> Switch:
         return "on" if self.ytdlp_update_interval_seconds > 0 else "off"
 
@@ -138,6 +167,12 @@ class Settings(BaseSettings):
         for name, value in self.model_dump().items():
             shown[PREFIX + name.upper()] = _show(value)
         return shown
+
+
+def _host_port(entry: str) -> str:
+    endpoint = Endpoint.parse(entry)
+    host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
+    return f"{host}:{endpoint.port}"
 
 
 def _show(value: object) -> str:
