@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import secrets
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -48,6 +49,8 @@ from core.pipeline.periodic import Periodic, UpdateStatus
 from core.pipeline.services import PipelineConfig, Services
 from core.pipeline.url_guard import UrlGuard
 from core.status import StatusQuery
+from core.trust.buttons import SignedButtons
+from core.trust.keys import InstallKeys
 from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.settings import Settings
@@ -181,6 +184,10 @@ class Container(containers.DeclarativeContainer):
         providers.Singleton(CircuitBreakers),
     )
 
+    # The signing secret lives in the store: every process sharing it signs alike.
+    keys = providers.Singleton(InstallKeys, store, providers.Object(secrets.token_bytes))
+    buttons = providers.Singleton(SignedButtons, keys)
+
     blobs = providers.Singleton(
         BlobService, store, blob_files, store, clock, prober, max_bytes=settings.provided.max_blob_bytes
     )
@@ -198,6 +205,7 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         jobs=bare_engine,
         new_id=new_id,
+        buttons=buttons,
     )
     download = providers.Singleton(
         DownloadVideo,
@@ -221,7 +229,7 @@ class Container(containers.DeclarativeContainer):
         ),
         off=providers.Object(None),
     )
-    confirmations = providers.Singleton(Confirmations, store, clock, bare_engine.provided.wake)
+    confirmations = providers.Singleton(Confirmations, store, clock, bare_engine.provided.wake, buttons)
     update_status = providers.Singleton(UpdateStatus)
     periodic = providers.Singleton(
         Periodic,
@@ -246,12 +254,16 @@ class Container(containers.DeclarativeContainer):
         engine,
         store,
         guard,
+        store,
+        clock,
         max_queued_per_user=settings.provided.max_queued_per_user,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
     inline_requests = providers.Selector(
         settings.provided.inline_mode,
-        on=providers.Singleton(InlineRequests, providers.Singleton(InlineLookup, services), engine),
+        on=providers.Singleton(
+            InlineRequests, providers.Singleton(InlineLookup, services), engine, keys, clock
+        ),
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)

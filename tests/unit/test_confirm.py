@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from secrets import token_bytes
 
 import pytest
 
 from adapters.memory.store import MemoryStore
 from core.pipeline.confirm import PENDING_TTL_SECONDS, Confirmations, Decision
+from core.trust.buttons import SignedButtons
+from core.trust.keys import InstallKeys
 from ports.jobs import NewJob
 from ports.pending import PendingRequest
 from tests.support.clock import VirtualClock
@@ -36,7 +39,7 @@ def wakes() -> Wakes:
 
 @pytest.fixture
 def confirmations(store: MemoryStore, clock: VirtualClock, wakes: Wakes) -> Confirmations:
-    return Confirmations(store, clock, wakes)
+    return Confirmations(store, clock, wakes, SignedButtons(InstallKeys(store, token_bytes)))
 
 
 async def park(

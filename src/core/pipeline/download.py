@@ -31,7 +31,12 @@ class DownloadVideo:
         self._delivery = Delivery(services, config)
         self._replies = Replies(services.messenger, services.handled)
         self._parking = Parking(
-            services.pending, services.messenger, services.clock, services.new_id, config.max_attempts
+            services.pending,
+            services.messenger,
+            services.buttons,
+            services.clock,
+            services.new_id,
+            config.max_attempts,
         )
         self._retries = RetryReporting(services.messenger, services.clock, self._replies)
 

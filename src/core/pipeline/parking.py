@@ -9,13 +9,16 @@ from returns.result import Failure, Success
 
 from core import texts
 from core.jobs.registry import JobOutcome
+from core.pipeline.confirm import CANCEL, CONFIRM
 from core.pipeline.failures import api_failure
 from core.pipeline.job_names import DOWNLOAD_VIDEO
 from core.pipeline.request import DownloadRequest
+from core.trust.buttons import SignedButton, SignedButtons
+from core.trust.callback_data import ButtonRef
 from core.urls import site_key
 from ports.clock import Clock
 from ports.jobs import NewJob
-from ports.messenger import Button, Messenger, MessengerError
+from ports.messenger import Messenger, MessengerError
 from ports.pending import PendingRequest, PendingStore
 
 
@@ -38,12 +41,14 @@ class Parking:
         self,
         pending: PendingStore,
         messenger: Messenger,
+        buttons: SignedButtons,
         clock: Clock,
         new_id: Callable[[], str],
         max_attempts: int,
     ) -> None:
         self._pending = pending
         self._messenger = messenger
+        self._buttons = buttons
         self._clock = clock
         self._new_id = new_id
         self._max_attempts = max_attempts
@@ -65,19 +70,22 @@ class Parking:
             self._clock.now(),
         )
         await self._pending.park(parked)
-        keyboard = [
+        buttons = [
             [
-                Button(texts.LONG_VIDEO_YES, f"confirm:{pending_id}"),
-                Button(texts.LONG_VIDEO_NO, f"cancel:{pending_id}"),
+                SignedButton(texts.LONG_VIDEO_YES, ButtonRef(CONFIRM, pending_id)),
+                SignedButton(texts.LONG_VIDEO_NO, ButtonRef(CANCEL, pending_id)),
             ]
         ]
         try:
-            await self._messenger.send_text(
+            await self._buttons.post(
+                self._messenger,
                 request.chat_id,
                 texts.long_video_prompt(duration),
+                buttons,
                 reply_to=request.message_id,
-                keyboard=keyboard,
             )
         except MessengerError as error:
+            # Nobody can answer a prompt that is not there; the retry parks and asks anew.
+            await self._pending.cancel(pending_id, request.user_id)
             return Failure(api_failure(error))
         return Success(None)

@@ -9,6 +9,7 @@ from typing import Protocol
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
 from core.pipeline.url_guard import UrlGuard
+from core.trust.buttons import SignedButtons
 from ports.caches import HandledUrls
 from ports.clock import Clock
 from ports.jobs import Guard
@@ -53,3 +54,4 @@ class Services:
     jobs: JobSubmitter
     new_id: Callable[[], str]
     """Ids for parked confirmations."""
+    buttons: SignedButtons
