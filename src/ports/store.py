@@ -8,6 +8,7 @@ from typing import Protocol
 
 from ports.blobs import BlobIndex
 from ports.caches import HandledUrls, InfoCache
+from ports.chat_settings import ChatSettingsStore
 from ports.failed_jobs import FailedJobs
 from ports.pending import PendingStore
 from ports.queue import JobQueue
@@ -16,6 +17,15 @@ from ports.secrets import InstallSecrets
 
 
 class Store(
-    JobQueue, FailedJobs, UserQuota, PendingStore, BlobIndex, InfoCache, HandledUrls, InstallSecrets, Protocol
+    JobQueue,
+    FailedJobs,
+    UserQuota,
+    PendingStore,
+    BlobIndex,
+    InfoCache,
+    HandledUrls,
+    InstallSecrets,
+    ChatSettingsStore,
+    Protocol,
 ):
     async def close(self) -> None: ...

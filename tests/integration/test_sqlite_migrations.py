@@ -9,6 +9,7 @@ import pytest
 
 from adapters.sqlite import SqliteStore
 from adapters.sqlite.schema import MIGRATIONS, Migration, migrate, schema_version
+from ports.chat_settings import ChatSettings
 from ports.errors import StoreError
 from ports.jobs import HandledUrlGuard, NewJob
 
@@ -40,6 +41,10 @@ CANARIES: dict[int, list[str]] = {
     ],
     5: ["INSERT INTO install_secrets (name, value, created_at) VALUES ('canary', x'c0ffee', 0)"],
     6: [
+        "INSERT INTO chat_settings (chat_id, max_height, audio_only, ask_long_videos,"
+        " ask_longer_than_seconds, updated_at) VALUES (-42, 480, 1, 0, 600, 0)"
+    ],
+    7: [
         "UPDATE jobs SET token = 7, suspect = 1 WHERE name = 'canary'",
     ],
 }
@@ -86,17 +91,19 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
         guard = HandledUrlGuard(1, 2, "https://canary.example")
         refused = await store.enqueue(NewJob("download_video", {}, 3), NOW, guard) is None
         secret = await store.install_secret("canary", b"new")
+        chosen = await store.chat_settings(-42)
     finally:
         await store.close()
 
     assert [(j.name, j.payload) for j in jobs] == ([("canary", {"n": 1})] if version >= 1 else [])
-    assert [(j.token, j.suspect) for j in jobs] == ([(7, True)] if version >= 6 else [(0, False)] * len(jobs))
+    assert [(j.token, j.suspect) for j in jobs] == ([(7, True)] if version >= 7 else [(0, False)] * len(jobs))
     assert [f.name for f in failed] == (["dead_canary"] if version >= 1 else [])
     assert (parked is not None) == (version >= 2)
     assert (blob is not None and blob.file_name == "c.mp4") == (version >= 3)
     assert (info == []) == (version >= 4)
     assert refused == (version >= 4)
     assert secret == (b"\xc0\xff\xee" if version >= 5 else b"new")
+    assert chosen == (ChatSettings(480, True, False, 600) if version >= 6 else None)
 
 
 async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:

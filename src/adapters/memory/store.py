@@ -1,10 +1,11 @@
 """Every store port in process memory, for development and fast tests: one class per port
-(jobs, failed_jobs, pending, blobs, caches, secrets) over one set of tables."""
+(jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings) over one set of tables."""
 
 from __future__ import annotations
 
 from adapters.memory.blobs import MemoryBlobIndex
 from adapters.memory.caches import MemoryHandledUrls, MemoryInfoCache
+from adapters.memory.chat_settings import MemoryChatSettings
 from adapters.memory.failed_jobs import MemoryFailedJobs, MemoryUserQuota
 from adapters.memory.jobs import MemoryJobQueue
 from adapters.memory.pending import MemoryPending
@@ -22,6 +23,7 @@ class MemoryStore(
     MemoryInfoCache,
     MemoryHandledUrls,
     MemoryInstallSecrets,
+    MemoryChatSettings,
     Store,
 ):
     def __init__(self) -> None:

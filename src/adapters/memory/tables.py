@@ -10,6 +10,7 @@ import copy
 from dataclasses import dataclass, field
 
 from ports.blobs import BlobRecord
+from ports.chat_settings import ChatSettings
 from ports.jobs import FailedJob, Job, NewJob
 from ports.media import VideoInfo
 from ports.pending import PendingRequest
@@ -31,6 +32,7 @@ class MemoryTables:
     blobs: dict[str, BlobRecord] = field(default_factory=dict)
     info: dict[str, CachedInfo] = field(default_factory=dict)
     secrets: dict[str, bytes] = field(default_factory=dict)
+    chat_settings: dict[int, ChatSettings] = field(default_factory=dict)
     next_job_id: int = 1
     next_failed_id: int = 1
 

@@ -1,5 +1,6 @@
 """Every store port on one embedded SQLite file (WAL, group commit), with the memory store's
-semantics: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets) over one writer."""
+semantics: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets,
+chat_settings) over one writer."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Final
 
 from adapters.sqlite.blobs import SqliteBlobIndex
 from adapters.sqlite.caches import SqliteHandledUrls, SqliteInfoCache
+from adapters.sqlite.chat_settings import SqliteChatSettings
 from adapters.sqlite.connection import SYNCHRONOUS_LEVELS, FileSettings, SqliteConnection
 from adapters.sqlite.failed_jobs import SqliteFailedJobs, SqliteUserQuota
 from adapters.sqlite.jobs import SqliteJobQueue
@@ -37,6 +39,7 @@ class SqliteStore(
     SqliteInfoCache,
     SqliteHandledUrls,
     SqliteInstallSecrets,
+    SqliteChatSettings,
     Store,
 ):
     def __init__(self, connection: SqliteConnection, writer: GroupCommitWriter) -> None:
