@@ -15,7 +15,13 @@ from entrypoints.settings import Settings
 
 def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "jobs":
-        return asyncio.run(_jobs(args, settings))
+        from ports.errors import StoreRefused
+
+        try:
+            return asyncio.run(_jobs(args, settings))
+        except StoreRefused as refused:
+            print(f"vidrelay: {refused}", file=sys.stderr)
+            return 2
     if args.command == "check":
         return asyncio.run(_check(settings))
     if args.command == "backup":

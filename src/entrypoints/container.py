@@ -44,6 +44,7 @@ from core.pipeline.inline import DownloadInline
 from core.pipeline.inline_lookup import InlineLookup
 from core.pipeline.inline_requests import InlineRequests
 from core.pipeline.intake import LinkIntake
+from core.pipeline.intake_retry import EnqueueRetries
 from core.pipeline.job_types import job_types
 from core.pipeline.periodic import Periodic, UpdateStatus
 from core.pipeline.services import PipelineConfig, Services
@@ -93,7 +94,9 @@ async def _bot(token: SecretStr | None, api_url: str, local_mode: bool, clock: C
 
 
 def _worker_id() -> str:
-    return f"{os.uname().nodename}:{os.getpid()}"
+    # Unique per process start, not just per pid: a container's bot is pid 1 at every boot, and a
+    # row held by "the same" worker id would never be taken back from the process that died.
+    return f"{os.uname().nodename}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 def _short_id() -> str:
@@ -165,8 +168,9 @@ class Container(containers.DeclarativeContainer):
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     new_id = providers.Object(_short_id)
 
-    # The job engine. Both stores built here serve one process, so boot recovery of leases
-    # stays on (EngineConfig's default): every lease found at boot belongs to a dead process.
+    # The job engine. Both stores built here serve one process (`vidrelay run` holds the data
+    # folder's instance lock), so EngineConfig's sole_instance stays on: at boot, every other
+    # holder of a row is dead, and its rows come back through the crash-attribution rule.
     registry = providers.Singleton(JobRegistry)
     bare_engine = providers.Singleton(
         Engine,
@@ -249,6 +253,14 @@ class Container(containers.DeclarativeContainer):
     engine = providers.Singleton(_with_jobs, bare_engine, registry, jobs)
 
     # What the entrypoints use: each depends on `engine`, so the job list is registered first.
+    enqueue_retries = providers.Singleton(
+        EnqueueRetries,
+        engine,
+        messenger,
+        clock,
+        random,
+        budget_seconds=settings.provided.intake_retry_seconds,
+    )
     intake = providers.Singleton(
         LinkIntake,
         engine,
@@ -256,6 +268,7 @@ class Container(containers.DeclarativeContainer):
         guard,
         store,
         clock,
+        enqueue_retries,
         max_queued_per_user=settings.provided.max_queued_per_user,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
     )

@@ -88,6 +88,12 @@ class Settings(BaseSettings):
         None, description="chat the bot uploads to for inline file_ids; inline mode is off without it"
     )
     max_queued_per_user: int = Field(10, ge=1, description="per-user queue cap")
+    intake_retry_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="a link the store refuses for now (locked, busy, disk full) is tried again for this "
+        "long before the user is asked to send it again",
+    )
     max_blob_bytes: int = Field(
         0,
         ge=0,

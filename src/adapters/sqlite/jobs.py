@@ -74,6 +74,13 @@ _RENEW = """
     )
     RETURNING id, token
 """
+# A row its holder holds without knowing (the claim's answer was lost), once its lease ended.
+_LET_GO_OF_ORPHANS = """
+    UPDATE jobs SET attempts = max(attempts - 1, 0), claimed_by = NULL, lease_until = NULL
+    WHERE claimed_by = ? AND lease_until <= ? AND (id, token) NOT IN (
+        SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)
+    )
+"""
 # Every finishing write acts only while its claim holds the row: same token, still held.
 _COMPLETE = "DELETE FROM jobs WHERE id = ? AND token = ? AND claimed_by IS NOT NULL"
 _RETRY_LATER = """
@@ -163,6 +170,7 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
             # Even with nothing to renew this takes the write lock: the heartbeat doubles as the
             # probe that tells /healthz whether the store takes writes.
             held = {Lease(i, t) for i, t in c.execute(_RENEW, (now + lease_seconds, worker_id, wanted))}
+            c.execute(_LET_GO_OF_ORPHANS, (worker_id, now, wanted))
             return [lease for lease in leases if lease not in held]
 
         return await self._write(work)

@@ -1,9 +1,11 @@
 """`vidrelay run`: the bot process.
 
-Start order: store → Telegram's getMe (asked again with a capped backoff while Telegram does not
-answer; a refused token exits 2) → engine (boot recovery, dead-lettering of jobs that killed
-earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop polling → stop claiming and let in-flight jobs
-finish for the grace period → close. A polling loop that dies is fatal: logged, exit 1.
+Start order: the data folder's instance lock (one `vidrelay run` per folder; a second exits 2)
+→ store (a file that is not ours exits 2) → Telegram's getMe (asked again with a capped backoff
+while Telegram does not answer; a refused token exits 2) → engine (crash attribution of a dead
+previous process's jobs, dead-lettering of jobs that killed earlier boots) → polling. Stop order
+on SIGTERM/SIGINT: stop polling → stop claiming, let in-flight jobs and links still waiting for
+the store finish for the grace period → close. A polling loop that dies is fatal: logged, exit 1.
 """
 
 from __future__ import annotations
@@ -19,12 +21,14 @@ from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_applicati
 from aiohttp import web
 from returns.result import Failure, Success
 
+from adapters.filesystem.instance_lock import InstanceLock, hold_instance_lock
 from adapters.telegram.account import TelegramAccount, token_problem
 from core.startup import reach_chat_service
 from entrypoints.bot.metrics import start_metrics
 from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
 from entrypoints.settings import Settings
+from ports.errors import StoreRefused
 
 log = logging.getLogger("vidrelay.run")
 EXIT_OK, EXIT_FATAL, EXIT_USAGE = 0, 1, 2
@@ -41,11 +45,32 @@ def run_bot(settings: Settings, *, webhook: bool = False) -> int:
     if webhook and (not settings.webhook_url or settings.webhook_secret is None):
         print("vidrelay: --webhook needs VIDRELAY_WEBHOOK_URL and VIDRELAY_WEBHOOK_SECRET", file=sys.stderr)
         return EXIT_USAGE
+    lock = _one_instance(settings)
+    if isinstance(lock, int):
+        return lock
     try:
         return asyncio.run(serve(settings, webhook=webhook))
+    except StoreRefused as refused:
+        print(f"vidrelay: {refused}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception:
         log.exception("fatal error, exiting")
         return EXIT_FATAL
+    finally:
+        lock.release()
+
+
+def _one_instance(settings: Settings) -> InstanceLock | int:
+    """The data folder's lock, or the exit code when another instance holds it: two processes on
+    one SQLite file would each take the other's leases for a dead process's."""
+    held = hold_instance_lock(settings.data_dir)
+    if isinstance(held, Success):
+        lock: InstanceLock = held.unwrap()
+        return lock
+    other = held.failure()
+    pid = "unknown" if other.pid is None else other.pid
+    print(f"another vidrelay is running on {settings.data_dir} (pid {pid})", file=sys.stderr)
+    return EXIT_USAGE
 
 
 async def serve(settings: Settings, *, webhook: bool = False) -> int:
@@ -63,8 +88,10 @@ async def serve(settings: Settings, *, webhook: bool = False) -> int:
         try:
             return await _receive_updates(settings, dispatcher, bot, webhook, stop)
         finally:
-            log.warning("stopping: in-flight jobs may finish for %ss", settings.shutdown_grace_seconds)
-            await engine.stop(settings.shutdown_grace_seconds)
+            grace = settings.shutdown_grace_seconds
+            log.warning("stopping: in-flight jobs may finish for %ss", grace)
+            intake = await container.intake.async_()
+            await asyncio.gather(engine.stop(grace), intake.close(grace))
             if metrics is not None:
                 await metrics.cleanup()
     finally:

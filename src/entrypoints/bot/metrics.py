@@ -5,8 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from core.status import BotStatus, StatusQuery
-
-HEALTHY = "ok\n"
+from ports.errors import StoreError
 
 
 def _metrics_text(status: BotStatus) -> str:
@@ -44,8 +43,14 @@ def metrics_app(status: StatusQuery) -> web.Application:
         return web.Response(text=body, content_type="text/plain", charset="utf-8")
 
     async def healthz(request: web.Request) -> web.Response:
-        await status.counts()  # healthy = the store answers; yt-dlp's state is not asked
-        return web.Response(text=HEALTHY)
+        """503 while the store refuses writes, or while workers have been missing for a while;
+        yt-dlp's state is not asked."""
+        health = status.health()
+        try:
+            await status.counts()  # the store answers reads
+        except StoreError as error:
+            return web.Response(status=503, text=f"unhealthy: the store does not answer: {error}\n")
+        return web.Response(status=200 if health.ok else 503, text=health.describe())
 
     web_app = web.Application()
     web_app.router.add_get("/metrics", metrics)

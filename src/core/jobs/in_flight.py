@@ -1,0 +1,53 @@
+"""The jobs this process holds right now: what the heartbeat renews and what /status counts.
+
+A job is held from the moment its claim returns until its finishing write landed, so the lease
+covers the whole attempt: the run, the hooks and the write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from ports.jobs import Job, Lease
+
+
+@dataclass
+class HeldJob:
+    job: Job
+    attempt: asyncio.Future[Any] | None = None
+    lost: bool = False
+    """The heartbeat learned that another claim took the row over."""
+
+
+class InFlight:
+    def __init__(self) -> None:
+        self._held: dict[int, HeldJob] = {}
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def hold(self, job: Job) -> None:
+        self._held[job.id] = HeldJob(job)
+
+    def held(self, job: Job) -> HeldJob:
+        return self._held[job.id]
+
+    def drop(self, job: Job) -> None:
+        held = self._held.get(job.id)
+        if held is not None and held.job.token == job.token:
+            del self._held[job.id]
+
+    def leases(self) -> list[Lease]:
+        return [held.job.lease for held in self._held.values()]
+
+    def lose(self, lease: Lease) -> HeldJob | None:
+        """The row is no longer ours: stop the attempt (someone else may be running it)."""
+        held = self._held.get(lease.job_id)
+        if held is None or held.job.token != lease.token:
+            return None
+        held.lost = True
+        if held.attempt is not None:
+            held.attempt.cancel()
+        return held
