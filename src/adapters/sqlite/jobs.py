@@ -41,6 +41,9 @@ _TAKE_BACK = """
     WHERE claimed_by IN (SELECT holder FROM gone)
     RETURNING id
 """
+# The take-back only has work once some lease ended: this probe of the lease index is what the
+# hot path pays instead of the take-back's GROUP BY.
+_A_LEASE_ENDED = "SELECT 1 FROM jobs WHERE lease_until <= ? LIMIT 1"
 _HELD_BY_ME = "SELECT count(*), coalesce(max(suspect), 0) FROM jobs WHERE claimed_by = ?"
 # The claim walks the primary key in id order (FIFO) and stops at the first free, due row: cheap
 # however long the queue. Left free to use the available_at index, the planner sorts every due
@@ -218,6 +221,8 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
 
 
 def _take_back(c: sqlite3.Connection, worker_id: str, dead_before: float) -> int:
+    if dead_before != FOREVER and c.execute(_A_LEASE_ENDED, (dead_before,)).fetchone() is None:
+        return 0
     # Counted from RETURNING: the driver reports no rowcount for a statement that starts with WITH.
     return len(c.execute(_TAKE_BACK, {"me": worker_id, "dead_before": dead_before}).fetchall())
 

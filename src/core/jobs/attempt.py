@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from returns.result import Failure
 
 from core.jobs.fields import log_fields
+from core.jobs.in_flight import HeldJob, LostLease
 from core.jobs.parts import EngineParts
 from core.jobs.registry import JobContext, JobFailure, JobOutcome, JobType
 from core.jobs.tasks import finished_within
@@ -32,14 +33,14 @@ class Deadlines:
         self._p = parts
         self._abandoned: set[asyncio.Future[Any]] = set()
 
-    async def run(self, job_type: JobType, context: JobContext) -> JobOutcome:
+    async def run(self, job_type: JobType, context: JobContext, held: HeldJob) -> JobOutcome:
         """The handler's outcome; a timeout or a crash of the handler is a transient failure.
-        ShutdownAbort (the process is stopping) passes through."""
+        ShutdownAbort (the process is stopping) and LostLease pass through."""
         seconds = job_type.timeout_seconds
         task = asyncio.ensure_future(job_type.run(context))
         try:
-            finished = await self._within(task, seconds, context.job, "attempt")
-        except ShutdownAbort:
+            finished = await self._within(task, seconds, held, "attempt")
+        except (ShutdownAbort, LostLease):
             raise
         except Exception as error:  # noqa: BLE001 - a bug in one job must not kill the worker
             return Failure(JobFailure(f"internal error: {error}", detail=traceback.format_exc()))
@@ -48,24 +49,36 @@ class Deadlines:
         outcome: JobOutcome = task.result()
         return outcome
 
-    async def hook(self, hook: Awaitable[None], job: Job, what: str) -> None:
+    async def hook(self, hook: Awaitable[None], held: HeldJob, what: str) -> None:
         """A reporting hook must never take the worker down with it, nor hold it for long."""
         task = asyncio.ensure_future(hook)
+        job = held.job
         try:
-            if not await self._within(task, self._p.config.hook_timeout_seconds, job, what):
+            if not await self._within(task, self._p.config.hook_timeout_seconds, held, what):
                 log.warning("%s hook timed out: the job goes on without it", what, extra=log_fields(job))
+        except LostLease:
+            raise
         except Exception:
             log.exception("%s hook failed", what, extra=log_fields(job))
 
-    async def _within(self, task: asyncio.Future[T], seconds: float, job: Job, what: str) -> bool:
+    async def _within(self, task: asyncio.Future[T], seconds: float, held: HeldJob, what: str) -> bool:
         """Whether `task` finished by the deadline; its exception, if it raised, is raised here."""
+        if held.lost:  # lost before it started (the heartbeat ran between two steps): never start it
+            await self.stop(task, held.job, what)
+            raise LostLease
+        held.running = task
         try:
             finished = await finished_within(task, self._p.clock, seconds)
-        except asyncio.CancelledError:  # shutdown past its grace, or the lease was lost
-            await self.stop(task, job, what)
+        except asyncio.CancelledError:  # shutdown past its grace
+            await self.stop(task, held.job, what)
             raise
+        finally:
+            held.running = None
+        if held.lost:
+            await self.stop(task, held.job, what)
+            raise LostLease
         if not finished:
-            await self.stop(task, job, what)
+            await self.stop(task, held.job, what)
             return False
         if task.cancelled():
             raise RuntimeError(f"the {what} cancelled itself")
@@ -74,6 +87,8 @@ class Deadlines:
 
     async def stop(self, task: asyncio.Future[Any], job: Job, what: str) -> None:
         """Cancel `task` and give it the grace to stop; abandon it if it ignores that."""
+        if task.done():
+            return
         task.cancel()
         if await finished_within(task, self._p.clock, self._p.config.deadline_grace_seconds):
             return

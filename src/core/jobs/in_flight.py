@@ -13,10 +13,15 @@ from typing import Any
 from ports.jobs import Job, Lease
 
 
+class LostLease(Exception):
+    """The row was taken over by another claim while this process ran it: stop, write nothing."""
+
+
 @dataclass
 class HeldJob:
     job: Job
-    attempt: asyncio.Future[Any] | None = None
+    running: asyncio.Future[Any] | None = None
+    """The handler or hook the attempt is waiting for right now."""
     lost: bool = False
     """The heartbeat learned that another claim took the row over."""
 
@@ -48,6 +53,6 @@ class InFlight:
         if held is None or held.job.token != lease.token:
             return None
         held.lost = True
-        if held.attempt is not None:
-            held.attempt.cancel()
+        if held.running is not None:
+            held.running.cancel()
         return held

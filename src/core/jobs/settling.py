@@ -14,6 +14,7 @@ from typing import TypeVar
 
 from core.jobs.attempt import Deadlines
 from core.jobs.fields import log_fields
+from core.jobs.in_flight import HeldJob
 from core.jobs.parts import EngineParts
 from core.jobs.registry import DeadJob, JobFailure, JobType
 from core.lifecycle import Complete, DeadLetter, Effect, Release, ScheduleRetry
@@ -79,7 +80,8 @@ class Settler:
         self._p.stats["dead_lettered"] += 1
         log.error("job dead-lettered: %s", reason, extra=log_fields(job))
         if job_type and job_type.on_dead:
-            await self._deadlines.hook(job_type.on_dead(DeadJob(job, reason, failure)), job, "on_dead")
+            held = HeldJob(job)  # the row is gone: this report no longer runs under its lease
+            await self._deadlines.hook(job_type.on_dead(DeadJob(job, reason, failure)), held, "on_dead")
 
     async def _persist(self, job: Job, what: str, write: Callable[[], Awaitable[T]]) -> T:
         """`write()` until it lands; a falsy answer means the lease was lost (logged)."""

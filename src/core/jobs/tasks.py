@@ -28,9 +28,16 @@ async def first_of(*aws: Awaitable[Any]) -> Any:
 
 
 async def finished_within(task: asyncio.Future[Any], clock: Clock, seconds: float) -> bool:
-    """Wait up to `seconds` for `task` without cancelling it; whether it finished."""
-    if not task.done():
-        await first_of(asyncio.wait([task]), clock.sleep(seconds))
+    """Wait up to `seconds` for `task` without cancelling it; whether it finished.
+
+    One timer task beside `task`, nothing more: this is on every attempt's path."""
+    if task.done():
+        return True
+    deadline = asyncio.ensure_future(clock.sleep(seconds))
+    try:
+        await asyncio.wait((task, deadline), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        deadline.cancel()
     return task.done()
 
 

@@ -11,16 +11,16 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import replace
-from typing import Any
 
 from returns.result import Failure, Success
 
 from core.jobs.attempt import Deadlines
 from core.jobs.fields import log_fields
+from core.jobs.in_flight import HeldJob, LostLease
 from core.jobs.parts import EngineParts
 from core.jobs.registry import JobContext, JobFailure, JobOutcome, JobType, RetryNotice
 from core.jobs.settling import Settler
-from core.jobs.tasks import finished_within, first_of, settle
+from core.jobs.tasks import first_of, settle
 from core.lifecycle import (
     Claimed,
     Complete,
@@ -66,7 +66,9 @@ class Worker:
                 self._errors.reset()
             except Exception:
                 log.exception("worker %d: the store failed; backing off", self._number)
-                await first_of(self._p.clock.sleep(self._errors.next()), self._p.stopping.wait())
+                # An enqueue that landed meanwhile says the store takes writes again: go at once.
+                pause = self._p.clock.sleep(self._errors.next())
+                await first_of(pause, woken.wait(), self._p.stopping.wait())
         if done is not None:
             await self._settler.apply(done, Complete(), None)
 
@@ -87,18 +89,10 @@ class Worker:
     async def _claim(self) -> Job | None:
         p = self._p
         now = p.clock.now()
-        claiming = asyncio.ensure_future(
-            p.queue.claim(p.worker_id, now, p.config.lease_seconds, p.breakers.paused_keys(now))
-        )
+        # A claim cancelled mid-way (a stop past its grace) may have committed unseen: its row
+        # is let go by a later heartbeat (or boot), like any claim whose answer was lost.
         try:
-            job = await asyncio.shield(claiming)
-        except asyncio.CancelledError:
-            # Stopping mid-claim: a row the store handed out anyway must not stay held by nobody.
-            with contextlib.suppress(Exception):
-                job = await claiming
-                if job is not None:
-                    await p.queue.release(job.lease, now)
-            raise
+            job = await p.queue.claim(p.worker_id, now, p.config.lease_seconds, p.breakers.paused_keys(now))
         except Exception:
             p.store_health.refused(p.clock.now())
             raise
@@ -159,17 +153,15 @@ class Worker:
 
         context = JobContext(job, save)
         held = p.in_flight.held(job)
-        held.attempt = attempt = asyncio.ensure_future(self._run_and_report(job, job_type, state, context))
         try:
-            await asyncio.wait([attempt])
-        except asyncio.CancelledError:
-            await self._abandon(job, attempt)
-            raise
-        if held.lost or attempt.cancelled():
+            effect, failure = await self._run_and_report(job, job_type, state, context, held)
+        except LostLease:
             log.warning("job lost its lease: its attempt was stopped", extra=log_fields(job))
             self._settler.let_go(job)
             return None
-        effect, failure = attempt.result()
+        except asyncio.CancelledError:
+            await self._abandon(job)
+            raise
         if isinstance(effect, Complete) and failure is None:
             return job
         # What the attempt learned (its log message) is what the 💥 report edits.
@@ -177,12 +169,12 @@ class Worker:
         return None
 
     async def _run_and_report(
-        self, job: Job, job_type: JobType, state: JobState, context: JobContext
+        self, job: Job, job_type: JobType, state: JobState, context: JobContext, held: HeldJob
     ) -> tuple[Effect, JobFailure | None]:
         """The attempt itself, under the lease: the run, the decision, the retry report."""
         p = self._p
         try:
-            outcome: JobOutcome | None = await self._deadlines.run(job_type, context)
+            outcome: JobOutcome | None = await self._deadlines.run(job_type, context, held)
         except ShutdownAbort:
             outcome = None
         now = p.clock.now()
@@ -204,13 +196,12 @@ class Worker:
         if isinstance(effect, ScheduleRetry) and job_type.on_retry and failure is not None:
             # Before the row is claimable again, so what the hook saves is there for the retry.
             notice = RetryNotice(context, failure, job.attempts + 1)
-            await self._deadlines.hook(job_type.on_retry(notice), job, "on_retry")
+            await self._deadlines.hook(job_type.on_retry(notice), held, "on_retry")
         return effect, failure
 
-    async def _abandon(self, job: Job, attempt: asyncio.Future[Any]) -> None:
-        """Shutdown past its grace: stop the attempt, refund it, keep the row for the next boot."""
-        attempt.cancel()  # its handler gets its own grace inside: wait for both
-        await finished_within(attempt, self._p.clock, 2 * self._p.config.deadline_grace_seconds)
+    async def _abandon(self, job: Job) -> None:
+        """Shutdown past its grace (the handler was stopped): refund the attempt, keep the row for
+        the next boot."""
         with contextlib.suppress(Exception):  # one try: the process is going away
             await self._p.queue.release(job.lease, self._p.clock.now())
         self._settler.let_go(job)
