@@ -39,8 +39,10 @@ def parse_entries(url: str, stdout_lines: Iterable[str], max_filesize: int) -> l
     return infos
 
 
-def to_video_info(url: str, entry: Entry, raw_json: str, max_filesize: int) -> VideoInfo:
-    choice = choose_format(entry, max_filesize)
+def to_video_info(
+    url: str, entry: Entry, raw_json: str, max_filesize: int, max_height: int | None = None
+) -> VideoInfo:
+    choice = choose_format(entry, max_filesize, max_height)
     video = next((p for p in choice.parts if _has_video_stream(p)), choice.parts[0])
     audio = next((p for p in choice.parts if _text(p, "acodec") not in (None, "none")), choice.parts[0])
     has_video = _has_video_stream(video) and _text(entry, "ext") not in _IMAGE_EXTS
@@ -64,16 +66,36 @@ def to_video_info(url: str, entry: Entry, raw_json: str, max_filesize: int) -> V
         tbr=sum(t for p in choice.parts if (t := _number(p, "tbr")) is not None) or None,
         playlist_title=_text(entry, "playlist_title") or _text(entry, "playlist"),
         description=_text(entry, "description"),
+        performer=_performer(entry),
         has_video=has_video,
     )
 
 
-def choose_format(entry: Entry, max_filesize: int) -> _Choice:
+def choose_format(entry: Entry, max_filesize: int, max_height: int | None = None) -> _Choice:
     picked = _Choice(_text(entry, "format_id") or "", _size(entry), _requested_parts(entry))
+    if max_height is not None and (_choice_height(picked) or 0) > max_height:
+        return _within_height(_ranked_choices(entry), max_filesize, max_height) or picked
     if picked.size is None or picked.size <= max_filesize:
         return picked
     fitting = [c for c in _ranked_choices(entry) if c.size is not None and c.size <= max_filesize]
     return fitting[0] if fitting else picked
+
+
+def _within_height(ranked: list[_Choice], max_filesize: int, max_height: int) -> _Choice | None:
+    """The best choice at most `max_height` tall that may fit (its size known to fit, or unknown
+    like yt-dlp's own pick), else the smallest of them; when the site has nothing that small, its
+    lowest picture."""
+    low = [c for c in ranked if (_choice_height(c) or 0) <= max_height]
+    fitting = [c for c in low if c.size is None or c.size <= max_filesize]
+    if fitting:
+        return fitting[0]
+    if low:
+        return min(low, key=lambda c: c.size or 0)
+    return min(ranked, key=lambda c: _choice_height(c) or 0, default=None)
+
+
+def _choice_height(choice: _Choice) -> int | None:
+    return next((h for p in choice.parts if (h := _int(p, "height")) is not None), None)
 
 
 def _requested_parts(entry: Entry) -> tuple[Entry, ...]:
@@ -102,6 +124,16 @@ def _ranked_choices(entry: Entry) -> list[_Choice]:
             scored.append(((i, j), _Choice(ids, total, (f, a))))
     scored.sort(key=lambda pair: pair[0], reverse=True)
     return [choice for _, choice in scored if SAFE_FORMAT_ID.fullmatch(choice.format_id)]
+
+
+def _performer(entry: Entry) -> str | None:
+    artists = entry.get("artists")
+    if isinstance(artists, list) and artists and all(isinstance(a, str) for a in artists):
+        return ", ".join(artists)
+    return next((t for key in _PERFORMER_KEYS if (t := _text(entry, key))), None)
+
+
+_PERFORMER_KEYS = ("artist", "creator", "uploader", "channel")
 
 
 def _usable(f: Entry) -> bool:

@@ -10,8 +10,10 @@ from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
 from core.pipeline.url_guard import UrlGuard
 from core.trust.buttons import SignedButtons
+from ports.audio import AudioDownloader
 from ports.caches import HandledUrls
 from ports.clock import Clock
+from ports.formats import FormatChoice
 from ports.jobs import Guard
 from ports.json import Payload
 from ports.media import Downloader
@@ -55,3 +57,7 @@ class Services:
     new_id: Callable[[], str]
     """Ids for parked confirmations."""
     buttons: SignedButtons
+    audio: AudioDownloader
+    """The sound alone, for /audio and the chats that chose it."""
+    formats: FormatChoice
+    """A smaller format, for the chats that chose a quality."""

@@ -30,7 +30,9 @@ def setup() -> Router:
     return router
 
 
-def incoming(message: Message, *, verbose: bool = False, edited: bool = False) -> IncomingMessage:
+def incoming(
+    message: Message, *, verbose: bool = False, edited: bool = False, audio: bool | None = None
+) -> IncomingMessage:
     text = message.text if message.text is not None else message.caption
     entities = message.entities if message.text is not None else message.caption_entities
     return IncomingMessage(
@@ -43,6 +45,7 @@ def incoming(message: Message, *, verbose: bool = False, edited: bool = False) -
         entities=_entities(entities),
         verbose=verbose,
         edited=edited,
+        audio=audio,
     )
 
 
@@ -51,14 +54,14 @@ def _entities(entities: Sequence[MessageEntity] | None) -> list[Entity]:
 
 
 async def on_message(message: Message, intake: LinkIntake, queue_cap: int) -> None:
-    await _reply_to_report(message, await intake.accept(incoming(message)), queue_cap)
+    await reply_to_report(message, await intake.accept(incoming(message)), queue_cap)
 
 
 async def on_edited_message(edited_message: Message, intake: LinkIntake, queue_cap: int) -> None:
     """An edit runs only the URLs new to the message (the handled-URL guard remembers the rest),
     and only of a message the bot read when it was sent."""
     report = await intake.accept(incoming(edited_message, edited=True))
-    await _reply_to_report(edited_message, report, queue_cap)
+    await reply_to_report(edited_message, report, queue_cap)
 
 
 async def on_verbose(message: Message, intake: LinkIntake, queue_cap: int) -> None:
@@ -67,14 +70,14 @@ async def on_verbose(message: Message, intake: LinkIntake, queue_cap: int) -> No
     if not extract_urls(message.text, _entities(message.entities)):
         await message.reply(texts.verbose_usage())
         return
-    await _reply_to_report(message, await intake.accept(incoming(message, verbose=True)), queue_cap)
+    await reply_to_report(message, await intake.accept(incoming(message, verbose=True)), queue_cap)
 
 
 async def on_migration(message: Message) -> None:
     log.info("group %s migrated to supergroup %s", message.chat.id, message.migrate_to_chat_id)
 
 
-async def _reply_to_report(message: Message, report: IntakeReport, queue_cap: int) -> None:
+async def reply_to_report(message: Message, report: IntakeReport, queue_cap: int) -> None:
     """A full queue is said everywhere (the user must know the link was not taken); refused
     addresses are explained in private chats and met with silence in groups."""
     if report.queue_full:
