@@ -146,4 +146,3 @@ async def test_the_inline_audio_result_swaps_the_placeholder_for_the_sound(share
 
     assert (edit.media["type"], edit.file.kind) == ("audio", "audio")
     assert [a.file.file_id for a in shared.api.audios(INLINE_CACHE.id)] == [edit.file.file_id]
-
