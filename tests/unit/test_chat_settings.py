@@ -123,7 +123,8 @@ async def test_the_toggles_and_the_threshold_change_one_field_each(rig: Rig) -> 
     panel_id = await rig.open_panel(asker)
 
     await rig.tap(asker, panel_id, "🎵 Audio only: off")
-    await rig.tap(asker, panel_id, "1h")
+    threshold = await rig.tap(asker, panel_id, "1h")
+    assert threshold.text == "Long videos: ask first when longer than 1h"
     assert await rig.store.chat_settings(GROUP) == ChatSettings(audio_only=True, ask_longer_than_seconds=3600)
     await rig.tap(asker, panel_id, "⏱ Ask before long videos: on")
 
@@ -209,7 +210,7 @@ async def test_tapping_the_chosen_quality_again_changes_nothing(rig: Rig) -> Non
 
     answer = await rig.tap(asker, panel_id, "✅ Best")
 
-    assert answer.outcome is Outcome.UNCHANGED
+    assert (answer.outcome, answer.text) == (Outcome.UNCHANGED, "Quality: best that fits")
     assert rig.messenger.chat(ADMIN)[-1].edits == []
 
 

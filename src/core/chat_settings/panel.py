@@ -59,16 +59,13 @@ def quality_name(height: int | None) -> str:
     return "best that fits" if height is None else f"up to {height}p"
 
 
-def change_answer(before: ChatSettings, after: ChatSettings) -> str:
-    """The callback answer for a press that changed something: what it is now."""
-    if before.max_height != after.max_height:
-        return f"Quality: {quality_name(after.max_height)}"
-    if before.audio_only != after.audio_only:
-        return f"Audio only: {'on' if after.audio_only else 'off'}"
-    if before.ask_long_videos != after.ask_long_videos and not after.ask_long_videos:
-        return "Long videos: sent without asking"
-    seconds = after.ask_longer_than_seconds
-    return "Long videos: ask first" + (f" from {texts.short_duration(seconds)}" if seconds else "")
+def field_answer(settings: ChatSettings, action: str, *, default_ask_seconds: float) -> str:
+    """The callback answer to a press: what the pressed choice is now."""
+    if action == QUALITY:
+        return f"Quality: {quality_name(settings.max_height)}"
+    if action == AUDIO:
+        return f"Audio only: {'on' if settings.audio_only else 'off'}"
+    return f"Long videos: {_asking(ask_longer_than(settings, default_ask_seconds))}"
 
 
 def _asking(threshold: float | None) -> str:

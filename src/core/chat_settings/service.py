@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from core.chat_settings.access import Asker, RememberedAccess
 from core.chat_settings.choices import ACTIONS, DONE, changed
-from core.chat_settings.panel import CLOSED, NOT_ADMIN, change_answer, panel
+from core.chat_settings.panel import CLOSED, NOT_ADMIN, field_answer, panel
 from core.media.keyed_lock import KeyedLock
 from core.texts import BUTTON_NOT_VALID
 from core.trust.buttons import Press, SignedButton, SignedButtons
@@ -91,12 +91,13 @@ class ChatSettingsService:
             after = changed(before, ref, group=asker.group)
             if after is None:
                 return PressAnswer(Outcome.INVALID, BUTTON_NOT_VALID, alert=True)
+            said = field_answer(after, ref.action, default_ask_seconds=self._default_ask)
             if after == before:
-                return PressAnswer(Outcome.UNCHANGED, change_answer(before, after))
+                return PressAnswer(Outcome.UNCHANGED, said)
             await self._store.save_chat_settings(asker.chat_id, after, self._clock.now())
             shown = panel(after, group=asker.group, default_ask_seconds=self._default_ask)
             await self._edit(asker.chat_id, press.message_id, shown.text, rows=shown.rows)
-        return PressAnswer(Outcome.CHANGED, change_answer(before, after))
+        return PressAnswer(Outcome.CHANGED, said)
 
     async def _edit(
         self, chat_id: int, message_id: int, text: str, *, rows: Sequence[Sequence[SignedButton]] | None
