@@ -163,3 +163,38 @@ async def test_a_chosen_result_queues_work_only_when_it_was_offered_to_that_user
 
     await clock.advance(OFFER_TTL_SECONDS + 1)
     assert not await inline.choose(query, "inline-2", USER, offered)
+
+
+BASIC_GROUP, ITS_SUPERGROUP = -5005, -1005005005005
+
+
+async def post_in(world: World, chat_id: int, chat_type: str, url: str) -> None:
+    text = f"see {url}"
+    entities = [Entity("url", 4, len(url))]
+    await world.intake.accept(IncomingMessage(chat_id, chat_type, 3, USER, text, entities))
+
+
+@pytest.mark.parametrize(
+    ("chat_id", "chat_type", "moved_to", "followed"),
+    [
+        (BASIC_GROUP, "group", ITS_SUPERGROUP, True),
+        (BASIC_GROUP, "group", PRIVATE_CHAT, False),  # a "migration" into somebody's private chat
+        (BASIC_GROUP, "group", -6006, False),  # into another basic group
+        (-1001234567890, "supergroup", ITS_SUPERGROUP, False),  # supergroups never migrate
+        (PRIVATE_CHAT, "private", ITS_SUPERGROUP, False),
+    ],
+)
+async def test_a_job_follows_a_migration_only_from_a_group_to_a_supergroup(
+    world: World, chat_id: int, chat_type: str, moved_to: int, followed: bool
+) -> None:
+    short = "https://videos.example/watch/short"
+    world.downloader.serve(short)
+    error = MessengerError("Bad Request: group chat was upgraded to a supergroup chat", 400)
+    error.migrate_to_chat_id = moved_to
+    world.messenger.fail_next("send_video", error)
+
+    await post_in(world, chat_id, chat_type, short)
+    await world.idle()
+
+    sent_to = {m.chat_id for m in world.messenger.messages.values() if m.video}
+    assert sent_to == ({moved_to} if followed else set())

@@ -29,6 +29,7 @@ from core.pipeline.request import DownloadRequest
 from core.pipeline.url_guard import UrlGuard
 from core.trust.buttons import SignedButton, SignedButtons
 from core.trust.callback_data import ButtonRef
+from core.trust.migrations import may_migrate
 from ports.blobs import BlobRecord
 from ports.caches import HandledUrls
 from ports.clock import Clock
@@ -217,10 +218,11 @@ class DownloadVideo:
                 request.chat_id, video, meta, reply_to=request.message_id
             )
         except MessengerError as error:
-            if error.migrate_to_chat_id is None or error.migrate_to_chat_id == request.chat_id:
+            moved_to = error.migrate_to_chat_id
+            if moved_to is None or not may_migrate(request.chat_type, request.chat_id, moved_to):
                 return Failure(error)
             # The group became a supergroup while the job waited: same people, new chat id.
-            request.chat_id = error.migrate_to_chat_id
+            request.chat_id, request.chat_type = moved_to, "supergroup"
             return await self._send(request, video, record, info)
         return Success((sent.file_id, sent.file_unique_id))
 
