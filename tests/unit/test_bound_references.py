@@ -15,6 +15,7 @@ from core.pipeline.request import InlineRequest
 from core.trust.buttons import Press
 from core.trust.inline_offers import OFFER_TTL_SECONDS
 from core.trust.keys import InstallKeys
+from core.trust.settings_access import SettingsAccess
 from core.urls import Entity
 from ports.jobs import Job
 from ports.messenger import MessengerError
@@ -198,3 +199,41 @@ async def test_a_job_follows_a_migration_only_from_a_group_to_a_supergroup(
 
     sent_to = {m.chat_id for m in world.messenger.messages.values() if m.video}
     assert sent_to == ({moved_to} if followed else set())
+
+
+@pytest.mark.parametrize(
+    ("chat_id", "chat_type", "user_id", "status", "sender_chat", "allowed"),
+    [
+        (PRIVATE_CHAT, "private", PRIVATE_CHAT, None, None, True),
+        (PRIVATE_CHAT, "private", OTHER_USER, None, None, False),  # a private chat is its user's only
+        (GROUP_CHAT, "supergroup", USER, "administrator", None, True),
+        (GROUP_CHAT, "group", USER, "creator", None, True),
+        (GROUP_CHAT, "supergroup", USER, "member", None, False),
+        (GROUP_CHAT, "supergroup", USER, "restricted", None, False),
+        (GROUP_CHAT, "supergroup", USER, "left", None, False),
+        (GROUP_CHAT, "supergroup", 1087968824, "member", GROUP_CHAT, True),  # an anonymous admin
+        (GROUP_CHAT, "supergroup", USER, "member", OTHER_GROUP, False),  # a channel writing in
+        (GROUP_CHAT, "channel", USER, "administrator", None, False),
+    ],
+)
+async def test_only_the_user_of_a_private_chat_or_a_groups_administrators_change_settings(
+    world: World,
+    chat_id: int,
+    chat_type: str,
+    user_id: int,
+    status: str | None,
+    sender_chat: int | None,
+    allowed: bool,
+) -> None:
+    if status is not None:
+        world.messenger.statuses[(chat_id, user_id)] = status
+    access = SettingsAccess(world.messenger)
+
+    assert await access.may_change(chat_id, chat_type, user_id, sender_chat_id=sender_chat) is allowed
+
+
+async def test_a_settings_tap_whose_status_cannot_be_read_is_refused(world: World) -> None:
+    world.messenger.statuses[(GROUP_CHAT, USER)] = "administrator"
+    world.messenger.fail_next("member_status", MessengerError("Bad Request: chat not found", 400))
+
+    assert not await SettingsAccess(world.messenger).may_change(GROUP_CHAT, "supergroup", USER)

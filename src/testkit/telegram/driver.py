@@ -28,6 +28,12 @@ class FakeBotApi(InspectableBotApi):
         """Make a chat known (the bot can write to it). Chats of helper-made updates are added anyway."""
         return self._world.add_chat(chat)
 
+    def set_member_status(self, chat: Chat, user: User, status: str) -> None:
+        """What getChatMember says of `user` in `chat`: "creator", "administrator", "member",
+        "restricted", "left" or "kicked" (everybody not set is a "member")."""
+        self.add_chat(chat)
+        self._world.members[(chat.id, user.id)] = (user, status)
+
     def block_chat(self, chat_id: int) -> None:
         """The user blocked the bot (private) or kicked it (groups): every call to the chat is 403."""
         self._world.blocked.add(chat_id)
