@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from adapters.memory.store import MemoryStore
+from core.pipeline.inline_requests import url_in
 from core.pipeline.intake import IncomingMessage
 from core.pipeline.request import InlineRequest
 from core.trust.buttons import Press
@@ -237,3 +238,26 @@ async def test_a_settings_tap_whose_status_cannot_be_read_is_refused(world: Worl
     world.messenger.fail_next("member_status", MessengerError("Bad Request: chat not found", 400))
 
     assert not await SettingsAccess(world.messenger).may_change(GROUP_CHAT, "supergroup", USER)
+
+
+@pytest.mark.parametrize(
+    ("query", "url"),
+    [
+        ("https://videos.example/watch/1", "https://videos.example/watch/1"),
+        ("videos.example/watch/1", "https://videos.example/watch/1"),
+        ("  http://пример.рф/видео  ", "http://пример.рф/видео"),
+        ("http://[2001:db8::1]/v", "http://[2001:db8::1]/v"),
+        ("http://192.0.2.7/v", "http://192.0.2.7/v"),
+        ("\x00", None),
+        ("֑͓", None),  # combining marks alone
+        ("cats", None),  # a word, not a host
+        ("two words", None),
+        ("https://videos.example/\udcff", "https://videos.example/\ufffd"),  # as Telegram would show it
+        ("ftp://videos.example/x", None),
+        ("https://bad..example/x", None),
+        ("https://:80/x", None),
+        ("", None),
+    ],
+)
+def test_an_inline_query_is_a_link_only_when_it_looks_like_one(query: str, url: str | None) -> None:
+    assert url_in(query) == url

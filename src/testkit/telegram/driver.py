@@ -134,6 +134,14 @@ class FakeBotApi(InspectableBotApi):
         )
         return query_id
 
+    def take_updates(self) -> list[dict[str, Any]]:
+        """Hand over the pending updates and confirm them, as one getUpdates and the next offset
+        would: for tests that feed a dispatcher in-process instead of letting the bot poll."""
+        updates = self._world.updates.deliverable()
+        if updates:
+            self._world.updates.confirm(int(updates[-1]["update_id"]) + 1)
+        return updates
+
     def send_inline_query(
         self, user: User, query: str, *, offset: str = "", chat_type: str | None = "sender"
     ) -> str:
