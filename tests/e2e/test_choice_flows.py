@@ -4,6 +4,7 @@ ffmpeg, the fake Bot API and the local video site (a video in four heights, made
 from __future__ import annotations
 
 import hashlib
+import itertools
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from tests.e2e.conftest import CLIPS_DIR, INLINE_CACHE, WAIT_SECONDS, Stack, new
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
 NOT_ADMIN = "Only the group's administrators can change its settings."
+_basic_ids = itertools.count(1)
 
 
 def rung_sha256(height: int) -> str:
@@ -146,3 +148,16 @@ async def test_the_inline_audio_result_swaps_the_placeholder_for_the_sound(share
 
     assert (edit.media["type"], edit.file.kind) == ("audio", "audio")
     assert [a.file.file_id for a in shared.api.audios(INLINE_CACHE.id)] == [edit.file.file_id]
+
+
+async def test_a_groups_choices_go_with_it_when_it_becomes_a_supergroup(shared: Stack) -> None:
+    basic, admin = Chat.group(-4_000_000 - next(_basic_ids), "Basic group"), new_user()
+    shared.api.set_member_status(basic, admin, "administrator")
+    url = await shared.site.add_ladder(f"/e2e/migrating{basic.id}", "Migrating")
+    panel_id, buttons = await open_panel(shared, basic, admin)
+    await press(shared, basic, admin, panel_id, buttons["480p"])
+
+    supergroup = shared.api.migrate_group(basic.id, -1_002_000_000_000 + basic.id)
+    video = await shared.video_reply(supergroup.id, shared.api.send_text(supergroup, admin, url))
+
+    assert (video.height, video.sha256) == (480, rung_sha256(480))

@@ -64,6 +64,11 @@ class ChatSettingsService:
         """What the chat chose, or the defaults."""
         return await self._store.chat_settings(chat_id) or ChatSettings()
 
+    async def follow_migration(self, old_chat_id: int, new_chat_id: int) -> None:
+        """The group became a supergroup: its choices are the supergroup's now."""
+        if await self._store.move_chat_settings(old_chat_id, new_chat_id):
+            log.info("chat settings moved to the supergroup", extra={"chat_id": new_chat_id})
+
     async def show(self, asker: Asker, reply_to: int) -> None:
         """Post the panel; someone who may not change the settings is told so instead.
         Raises MessengerError when the chat cannot be written to."""

@@ -11,6 +11,7 @@ from core.pipeline.delivery import Destination
 from core.pipeline.parking import Parking, needs_confirmation
 from core.pipeline.replies import Replies
 from core.pipeline.request import DownloadRequest
+from core.trust.migrations import may_migrate
 from ports.blobs import BlobRecord
 from ports.messenger import (
     AudioFile,
@@ -72,12 +73,14 @@ class ChatDestination(Destination, AudioDestination):
             return await self.send_audio(audio, meta)
 
     def _follow_migration(self, error: MessengerError) -> None:
-        """Re-raises `error` unless the group became a supergroup while the job waited: then the
-        same people are at a new chat id, and the call is made again there."""
+        """Re-raises `error` unless the group became a supergroup while the job waited (and its
+        recorded chat could migrate there, see core.trust.migrations): then the same people are at
+        a new chat id, and the call is made again there."""
         request = self._request
-        if error.migrate_to_chat_id is None or error.migrate_to_chat_id == request.chat_id:
+        moved_to = error.migrate_to_chat_id
+        if moved_to is None or not may_migrate(request.chat_type, request.chat_id, moved_to):
             raise error
-        request.chat_id = error.migrate_to_chat_id
+        request.chat_id, request.chat_type = moved_to, "supergroup"
 
     async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
         return Success(None)

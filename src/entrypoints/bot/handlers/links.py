@@ -12,7 +12,9 @@ from aiogram.filters import Command
 from aiogram.types import Message, MessageEntity
 
 from core import texts
+from core.chat_settings.service import ChatSettingsService
 from core.pipeline.intake import IncomingMessage, IntakeReport, LinkIntake
+from core.trust.migrations import may_migrate
 from core.urls import Entity, extract_urls
 
 log = logging.getLogger("vidrelay.bot")
@@ -73,8 +75,15 @@ async def on_verbose(message: Message, intake: LinkIntake, queue_cap: int) -> No
     await reply_to_report(message, await intake.accept(incoming(message, verbose=True)), queue_cap)
 
 
-async def on_migration(message: Message) -> None:
-    log.info("group %s migrated to supergroup %s", message.chat.id, message.migrate_to_chat_id)
+async def on_migration(message: Message, chat_settings: ChatSettingsService) -> None:
+    """A job follows a migration when Telegram's error for its chat says so (see
+    core.trust.migrations); the group's settings move with this notice, the one word of it."""
+    old, new = message.chat.id, message.migrate_to_chat_id
+    if new is not None and may_migrate(str(message.chat.type), old, new):
+        log.info("group %s migrated to supergroup %s", old, new)
+        await chat_settings.follow_migration(old, new)
+    else:
+        log.info("ignored a migration notice from chat %s: it cannot migrate to %s", old, new)
 
 
 async def reply_to_report(message: Message, report: IntakeReport, queue_cap: int) -> None:
