@@ -57,13 +57,25 @@ class ToolFailure:
     timed_out_after: float | None = None
     aborted: bool = False
     """Stopped because the process is shutting down: not the job's fault."""
+    oversize_bytes: int | None = None
+    """Stopped because the source is bigger than the download cap: at least this many bytes."""
 
 
 @dataclass(frozen=True, slots=True)
 class MediaProbe:
+    """What ffprobe found in a file: the first video and the first audio stream."""
+
     duration: float | None
     width: int | None
     height: int | None
+    video_codec: str | None = None
+    """ffprobe's codec name ("h264", "hevc", "vp9", "av1"); None: no video stream."""
+    pix_fmt: str | None = None
+    bit_depth: int | None = None
+    audio_codec: str | None = None
+    """"aac", "mp3", "opus"…; None: no audio stream."""
+    container: str | None = None
+    """ffprobe's format name, e.g. "mov,mp4,m4a,3gp,3g2,mj2" or "matroska,webm"."""
 
 
 OutputSink = Callable[[str], None]
