@@ -21,9 +21,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from entrypoints.testkit.bot_process import BotProcess, bot_environment
-from entrypoints.testkit.fake_bot_api import CallRecord, Chat, FakeBotApi, User, VideoRecord
-from entrypoints.testkit.video_server import Trickle, VideoServer
+from testkit.bot_process import BotProcess, bot_environment
+from testkit.fake_bot_api import CallRecord, Chat, FakeBotApi, User, VideoRecord
+from testkit.video_server import Trickle, VideoServer
 
 CONCURRENCY = 3
 PARALLEL_JOBS = 6

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from entrypoints.testkit.bot_process import BotProcess, bot_environment
-from entrypoints.testkit.fake_bot_api import Chat, FakeBotApi, StoredMessage, User, VideoRecord
-from entrypoints.testkit.video_server import VideoServer
+from testkit.bot_process import BotProcess, bot_environment
+from testkit.fake_bot_api import Chat, FakeBotApi, StoredMessage, User, VideoRecord
+from testkit.video_server import VideoServer
 
 CLIPS_DIR = Path(tempfile.gettempdir()) / "vidrelay-test-clips"
 WAIT_SECONDS = 60.0

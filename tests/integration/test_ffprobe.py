@@ -13,9 +13,9 @@ import pytest
 
 from adapters.ffmpeg import FfprobeProber
 from adapters.ffmpeg.prober import parse_probe
-from entrypoints.testkit.clips import ensure_clips
-from entrypoints.testkit.procs import pids_mentioning
 from ports.media import MediaProbe
+from testkit.clips import ensure_clips
+from tests.support.procs import pids_mentioning
 
 from .conftest import CLIPS_DIR
 

@@ -20,9 +20,9 @@ from adapters.clock import SystemClock
 from adapters.telegram.flood import ChatPacer, PacingPolicy, paced_chat
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
-from entrypoints.testkit.fake_bot_api import DEFAULT_TOKEN, Chat, FakeBotApi, User
 from ports.clock import Clock
 from ports.messenger import MessengerError, VideoFile, VideoMeta
+from testkit.fake_bot_api import DEFAULT_TOKEN, Chat, FakeBotApi, User
 from tests.support.clock import VirtualClock
 
 ALICE = User(1337, "Alice")

@@ -38,8 +38,8 @@ from core.classify import (
     is_parse_error,
     is_wrong_file_id,
 )
-from entrypoints.testkit.fake_bot_api import DEFAULT_TOKEN, Chat, FakeBotApi, User
 from ports.messenger import Button, MessengerError, StoredVideo, VideoFile, VideoMeta
+from testkit.fake_bot_api import DEFAULT_TOKEN, Chat, FakeBotApi, User
 
 UNPACED = PacingPolicy(private_per_second=1000, private_burst=1000, group_per_second=1000, group_burst=1000)
 ALICE = User(1337, "Alice", username="alice")

@@ -17,9 +17,9 @@ from adapters.ytdlp import YtDlpCommand, YtDlpDownloader, YtDlpLocator
 from adapters.ytdlp.downloader import INFO_JSON_NAME, MAX_ENTRIES
 from adapters.ytdlp.progress import MARKER
 from core.classify import FailureKind, classify_ytdlp
-from entrypoints.testkit.procs import pids_mentioning
-from entrypoints.testkit.video_server import Body, FailThen, Trickle, VideoServer, html_page
 from ports.media import Progress, ToolFailure, VideoInfo
+from testkit.video_server import Body, FailThen, Trickle, VideoServer, html_page
+from tests.support.procs import pids_mentioning
 
 from .conftest import CLOUD_LIMIT, direct_info, names_in, wait_until
 

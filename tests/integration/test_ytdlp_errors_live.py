@@ -26,8 +26,8 @@ from returns.result import Failure
 from adapters.ytdlp import YtDlpDownloader
 from adapters.ytdlp.process import ChildProcesses
 from core.classify import FailureKind, classify_ytdlp, error_lines
-from entrypoints.testkit.video_server import VideoServer, free_port
 from ports.media import ToolFailure
+from testkit.video_server import VideoServer, free_port
 
 from .conftest import CLIPS_DIR, CLOUD_LIMIT, direct_entry
 

@@ -23,9 +23,9 @@ from adapters.ytdlp import YtDlpDownloader, YtDlpLocator, forkserver
 from adapters.ytdlp.forkserver import ForkServers
 from adapters.ytdlp.process import STATUS_LOST, Child, ChildProcesses, Exit
 from core.classify import FailureKind, classify_ytdlp
-from entrypoints.testkit.procs import pids_mentioning
-from entrypoints.testkit.video_server import Trickle, VideoServer
 from ports.media import Progress, ToolFailure, VideoInfo
+from testkit.video_server import Trickle, VideoServer
+from tests.support.procs import pids_mentioning
 
 from .conftest import CLOUD_LIMIT, direct_info, install_fake_ytdlp, wait_until
 from .conftest import switch_ytdlp as switch

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from adapters.ytdlp.process import STDERR_TAIL_BYTES, Child, ChildProcesses, Exit, TailBuffer
-from entrypoints.testkit.procs import pids_mentioning
+from tests.support.procs import pids_mentioning
 
 from .conftest import wait_until
 

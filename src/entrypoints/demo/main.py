@@ -15,9 +15,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from entrypoints.testkit.bot_process import BotProcess, bot_environment
-from entrypoints.testkit.fake_bot_api import Chat, FakeBotApi, StoredMessage, User, VideoRecord
-from entrypoints.testkit.video_server import Body, FailThen, VideoServer
+from testkit.bot_process import BotProcess, bot_environment
+from testkit.fake_bot_api import Chat, FakeBotApi, StoredMessage, User, VideoRecord
+from testkit.video_server import Body, FailThen, VideoServer
 
 STEP_TIMEOUT_SECONDS = 45.0
 ALICE = User(1001, "Alice", username="alice")

@@ -30,8 +30,8 @@ from typing import TypeAlias
 
 from aiohttp import web
 
-from entrypoints.testkit.clips import DEFAULT_CLIPS, LONG, ensure_clips
-from entrypoints.testkit.loopback import HOST, LoopbackServer
+from testkit.clips import DEFAULT_CLIPS, LONG, ensure_clips
+from testkit.loopback import HOST, LoopbackServer
 
 _MAX_STALL_SECONDS = 120.0
 

@@ -40,7 +40,7 @@ from urllib.parse import unquote, urlsplit
 
 from aiohttp import BodyPartReader, web
 
-from entrypoints.testkit.loopback import LoopbackServer
+from testkit.loopback import LoopbackServer
 
 DEFAULT_TOKEN = "123456789:AAFakeTokenForTheVidrelayTestsOnly0000"  # noqa: S105 - a fake's token
 CLOUD_UPLOAD_LIMIT = 50 * 1024 * 1024

@@ -1,1 +1,0 @@
-"""Test and demo helpers that run for real: a local video site made of ffmpeg clips."""
