@@ -13,9 +13,9 @@ import pytest
 from adapters.ffmpeg import FfmpegTranscoder, FfprobeProber
 from core.media.fit import fit_plan
 from core.media.playback import playback_plan
-from tests.support.procs import pids_mentioning
 from ports.media import MediaProbe
 from ports.transcoder import StreamAction, TranscodePlan
+from tests.support.procs import pids_mentioning
 from tests.support.sources import (
     H264_10BIT_MKV,
     H264_AAC,
