@@ -13,6 +13,9 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PREFIX = "VIDRELAY_"
+DOWNLOAD_CAP_FACTOR = 4
+_PRIVATE = frozenset({"ytdlp_cookies_file"})
+"""Settings shown only as "(masked)": not secrets by type, but nothing an onlooker should read."""
 IdList = Annotated[tuple[int, ...], NoDecode]
 
 
@@ -38,6 +41,12 @@ class Settings(BaseSettings):
     """The warm server exits after this long without a run (it holds ~50 MB)."""
     ytdlp_pip_args: str = ""
     """Extra pip arguments for the updater (e.g. a private index); empty = PyPI."""
+    ytdlp_cookies_file: Path | None = None
+    """A Netscape cookies.txt for sites that need a login; its path and contents are never shown."""
+    max_download_bytes: int | None = Field(None, ge=1)
+    """Nothing bigger is fetched; unset = DOWNLOAD_CAP_FACTOR times the upload limit."""
+    ffmpeg_timeout_seconds: float = Field(600.0, gt=0)
+    """Deadline of one ffmpeg run (a conversion or a compression)."""
     shutdown_grace_seconds: float = Field(30.0, ge=0)
     confirm_longer_than_seconds: float = Field(1200.0, ge=0)
     allow_private_urls: bool = False
@@ -61,6 +70,14 @@ class Settings(BaseSettings):
             return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
         return value
 
+    @field_validator("ytdlp_cookies_file")
+    @classmethod
+    def _readable(cls, value: Path | None) -> Path | None:
+        # The message names no path: the variable is enough to find it, and the path stays private.
+        if value is not None and not _is_readable_file(value):
+            raise ValueError("the cookies file is missing, not a file, or not readable")
+        return value
+
     @field_validator("telegram_api_url")
     @classmethod
     def _api_url(cls, value: str) -> str:
@@ -73,6 +90,11 @@ class Settings(BaseSettings):
         return 2000 * 1024 * 1024 if self.telegram_local_mode else 50 * 1024 * 1024
 
     @property
+    def download_cap_bytes(self) -> int:
+        """Room for compress-to-fit: a source a few times the limit can still be brought under it."""
+        return self.max_download_bytes or DOWNLOAD_CAP_FACTOR * self.upload_limit_bytes
+
+    @property
     def sqlite_path(self) -> Path:
         return self.data_dir / "vidrelay.db"
 
@@ -80,8 +102,17 @@ class Settings(BaseSettings):
         """Every effective setting as its environment variable, secrets masked."""
         shown: dict[str, str] = {}
         for name, value in self.model_dump().items():
-            shown[PREFIX + name.upper()] = _show(value)
+            shown[PREFIX + name.upper()] = "(masked)" if name in _PRIVATE and value else _show(value)
         return shown
+
+
+def _is_readable_file(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            file.read(1)
+    except OSError:
+        return False
+    return path.is_file()
 
 
 def _show(value: object) -> str:
