@@ -80,6 +80,26 @@ async def test_an_ffprobe_that_hangs_is_killed_at_the_deadline(
     assert pids_mentioning(marker) == []
 
 
+async def test_a_hung_ffprobe_loses_its_whole_process_group(clips: dict[str, Path], tmp_path: Path) -> None:
+    marker = f"vidrelay-hang-{uuid.uuid4().hex}"
+    fake = tmp_path / marker
+    fake.write_text(
+        f"#!{sys.executable}\n"
+        "import signal, subprocess, sys, time\n"
+        "grandchild = 'import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)'\n"
+        # Off our pipes: only the group kill can reach it, nothing waits for it to close them.
+        "quiet = subprocess.DEVNULL\n"
+        "subprocess.Popen([sys.executable, '-c', grandchild, sys.argv[0]], stdout=quiet, stderr=quiet)\n"
+        "time.sleep(60)\n"
+    )
+    fake.chmod(0o755)
+
+    prober = FfprobeProber(str(fake), timeout_seconds=1.0, kill_grace_seconds=0.5)
+    assert await prober.probe(clips["short"]) is None
+
+    assert pids_mentioning(marker) == []
+
+
 async def test_the_hang_check_sees_a_live_fake(tmp_path: Path) -> None:
     """The process-table check above can fail: a running fake is found by its marker."""
     marker = f"vidrelay-hang-{uuid.uuid4().hex}"
@@ -97,15 +117,15 @@ async def test_the_hang_check_sees_a_live_fake(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "stdout",
-    [b"", b"not json", b"[]", b'{"streams": "x", "format": 3}', b'{"format": {"duration": "nan"}}'],
+    ["", "not json", "[]", '{"streams": "x", "format": 3}', '{"format": {"duration": "nan"}}'],
 )
-def test_odd_ffprobe_output_never_raises(stdout: bytes) -> None:
+def test_odd_ffprobe_output_never_raises(stdout: str) -> None:
     probe = parse_probe(stdout)
     assert probe is None or probe == MediaProbe(None, None, None)
 
 
 def test_an_audio_only_file_has_a_duration_but_no_size() -> None:
-    out = b'{"streams": [{"codec_type": "audio"}], "format": {"duration": "3.5"}}'
+    out = '{"streams": [{"codec_type": "audio"}], "format": {"duration": "3.5"}}'
     assert parse_probe(out) == MediaProbe(duration=3.5, width=None, height=None)
 
 

@@ -23,8 +23,8 @@ import pytest
 import yt_dlp.version
 from returns.result import Failure
 
+from adapters.process import ChildProcesses
 from adapters.ytdlp import YtDlpDownloader
-from adapters.ytdlp.process import ChildProcesses
 from core.classify import FailureKind, classify_ytdlp, error_lines
 from ports.media import ToolFailure
 from testkit.video_server import VideoServer, free_port

@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 from returns.result import Failure, Success
 
+from adapters.process import Child, ChildProcesses, Exit
+from adapters.process.runner import STATUS_LOST
 from adapters.ytdlp import YtDlpDownloader, YtDlpLocator, forkserver
 from adapters.ytdlp.forkserver import ForkServers
-from adapters.ytdlp.process import STATUS_LOST, Child, ChildProcesses, Exit
 from core.classify import FailureKind, classify_ytdlp
 from ports.media import Progress, ToolFailure, VideoInfo
 from testkit.video_server import Trickle, VideoServer

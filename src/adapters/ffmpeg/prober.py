@@ -1,13 +1,11 @@
 """The MediaProber port on ffprobe: duration, size and codecs of a downloaded file.
 
-ffprobe runs as a child process (off the event loop) with a deadline; a file it cannot read, a
-crash or a timeout all answer None — the caller then goes on without the numbers.
+ffprobe runs as a child process with a deadline; a file it cannot read, a crash or a timeout all
+answer None — the caller then goes on without the numbers.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
 import math
@@ -15,54 +13,35 @@ import re
 from pathlib import Path
 from typing import Any
 
+from adapters.process import ChildProcesses
 from ports.media import MediaProbe, MediaProber
 
 log = logging.getLogger(__name__)
 
 
 class FfprobeProber(MediaProber):
-    def __init__(self, ffprobe: str = "ffprobe", *, timeout_seconds: float = 30.0) -> None:
+    def __init__(
+        self, ffprobe: str = "ffprobe", *, timeout_seconds: float = 30.0, kill_grace_seconds: float = 2.0
+    ) -> None:
         self._ffprobe = ffprobe
         self._timeout = timeout_seconds
+        self._children = ChildProcesses(kill_grace_seconds)
 
     async def probe(self, path: Path) -> MediaProbe | None:
         # The "file:" protocol prefix: a name can never be read as an option or another protocol.
         target = f"file:{path}"
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                self._ffprobe,
-                *("-v", "error", "-print_format", "json", "-show_format", "-show_streams", target),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-            )
-        except OSError as e:
-            log.warning("ffprobe could not start: %s", e)
+        ran = await self._children.capture(
+            (self._ffprobe, "-v", "error", "-print_format", "json", "-show_format", "-show_streams", target),
+            timeout=self._timeout,
+        )
+        if not ran.exit.ok:
+            reason = ran.exit.stderr_tail.strip()[-500:]
+            log.warning("ffprobe on %s: %s: %s", path, ran.exit.describe(), reason)
             return None
-        try:
-            out, err = await asyncio.wait_for(proc.communicate(), self._timeout)
-        except TimeoutError:
-            await _kill(proc)
-            log.warning("ffprobe gave no answer within %s s on %s", self._timeout, path)
-            return None
-        except asyncio.CancelledError:
-            await _kill(proc)
-            raise
-        if proc.returncode != 0:
-            log.warning("ffprobe failed on %s: %s", path, err.decode(errors="replace").strip()[-500:])
-            return None
-        return parse_probe(out)
+        return parse_probe(ran.stdout)
 
 
-async def _kill(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        proc.kill()
-    # Shielded: reaping must finish even when the caller is being cancelled.
-    with contextlib.suppress(asyncio.CancelledError):
-        await asyncio.shield(proc.wait())
-
-
-def parse_probe(stdout: bytes) -> MediaProbe | None:
+def parse_probe(stdout: str) -> MediaProbe | None:
     try:
         data = json.loads(stdout)
     except ValueError:

@@ -17,7 +17,7 @@ from returns.result import Failure, Result, Success
 
 from adapters.ffmpeg.commands import thumbnail_args, transcode_args
 from adapters.ffmpeg.progress import ProgressReader
-from adapters.ytdlp.process import ChildProcesses, Exit
+from adapters.process import ChildProcesses, Exit
 from ports.media import ToolFailure
 from ports.transcoder import PercentSink, TranscodePlan, Transcoder
 

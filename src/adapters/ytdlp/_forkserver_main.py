@@ -3,20 +3,9 @@ otherwise redo, and forks one child per run. `adapters.ytdlp.forkserver` is the 
 
 Started as `<python> <this file> <control fd> <idle seconds> <padding>` with the environment a
 plain `python -m yt_dlp` run would get (PYTHONPATH = the resolved install, or none for the
-packaged yt-dlp). Standard library only: it never imports the project. Single-threaded: one
-selectors loop accepts runs, reaps children (SIGCHLD wakes it) and notices when the bot goes.
-
-Messages are JSON, one per SOCK_SEQPACKET packet:
-
-    control socket (the bot's socketpair; inherited as <control fd>)
-      server -> bot  {"ready": {...}}       warmed up; what was warmed and which yt_dlp file
-      bot -> server  {"args", "display", "cwd"} + fds [channel, stdout, stderr]: one run
-      bot -> server  {"retire": true}       take no more runs; exit once the last child is reaped
-      EOF            the bot is gone: SIGKILL every child's process group, reap, exit
-    channel (one per run, the bot keeps the other end)
-      child -> bot   {"pid": N}             sent after setsid(): the process group exists
-      server -> bot  {"status": W}          the wait status, once the child is reaped
-      EOF from bot   before the status: the bot gave up on the run; SIGKILL the child's group
+packaged yt-dlp). Standard library only: of the project it imports `forkserver_wire` alone
+(the messages between the two), found beside this file. Single-threaded: one selectors loop
+accepts runs, reaps children (SIGCHLD wakes it) and notices when the bot goes.
 
 A child closes every descriptor of the server, starts its own session, takes the run's pipes as
 stdout/stderr (stdin stays the server's /dev/null), shows the run's argv as its command line,
@@ -29,7 +18,6 @@ import contextlib
 import ctypes
 import gc
 import importlib
-import json
 import os
 import runpy
 import selectors
@@ -39,10 +27,13 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-_MAX_MESSAGE = 1 << 20
-_REQUEST_FDS = 3
+if TYPE_CHECKING or __package__:
+    from adapters.ytdlp import forkserver_wire as wire
+else:  # started as a script: this file's folder is sys.path[0]
+    import forkserver_wire as wire
+
 _REAP_POLL_SECONDS = 5.0
 """SIGCHLD wakes the loop; this bounds a missed wake-up."""
 _BOT_GONE_REAP_SECONDS = 10.0
@@ -129,40 +120,14 @@ def warm() -> dict[str, Any]:
     return {
         "warmed": done,
         "module": module,
-        "stamp": stamp(module) if isinstance(module, str) else None,
+        "stamp": wire.stamp(module) if isinstance(module, str) else None,
         "seconds": round(time.monotonic() - started, 3),
     }
 
 
-def stamp(path: str) -> list[int] | None:
-    """Which file this is: a reinstall (pip writes new files) changes it."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
-
-
-def _kill_group(pid: int) -> None:
-    """The child's group, and the child itself in case it has not reached setsid() yet."""
-    if pid <= 1:
-        return
-    for kill in (os.killpg, os.kill):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            kill(pid, signal.SIGKILL)
-
-
 def _send(sock: socket.socket, message: dict[str, Any]) -> None:
     with contextlib.suppress(OSError):
-        sock.send(json.dumps(message).encode(), socket.MSG_NOSIGNAL)
-
-
-def _decode(data: bytes) -> dict[str, Any] | None:
-    try:
-        message = json.loads(data)
-    except ValueError:
-        return None
-    return message if isinstance(message, dict) else None
+        sock.send(wire.encode(message), socket.MSG_NOSIGNAL)
 
 
 def _on_sigchld(_signum: int, _frame: object) -> None:
@@ -232,7 +197,7 @@ class Server:
     def _on_control(self) -> Job | None:
         assert self._control is not None
         try:
-            data, fds, flags, _ = socket.recv_fds(self._control, _MAX_MESSAGE, _REQUEST_FDS)
+            data, fds, flags, _ = socket.recv_fds(self._control, wire.REQUEST_BYTES, wire.REQUEST_FDS)
         except BlockingIOError:
             return None
         except OSError:
@@ -241,7 +206,7 @@ class Server:
             self._on_bot_gone()
             return None
         self._last_activity = time.monotonic()
-        message = _decode(data) if not flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC) else None
+        message = wire.decode(data) if not flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC) else None
         if message is None:
             for fd in fds:
                 os.close(fd)
@@ -251,7 +216,7 @@ class Server:
             for fd in fds:
                 os.close(fd)
             return None
-        if len(fds) != _REQUEST_FDS:
+        if len(fds) != wire.REQUEST_FDS:
             for fd in fds:
                 os.close(fd)
             return None
@@ -325,14 +290,14 @@ class Server:
         channel.close()
         if pid in self._runs:
             self._runs[pid] = None
-            _kill_group(pid)
+            wire.kill_run(pid)
 
     def _on_bot_gone(self) -> None:
         assert self._control is not None
         self._selector.unregister(self._control)
         self._bot_gone_at = time.monotonic()
         for pid in self._runs:
-            _kill_group(pid)
+            wire.kill_run(pid)
 
     def _reap(self) -> None:
         while self._runs:

@@ -31,12 +31,12 @@ from urllib.parse import urlsplit
 
 from returns.result import Failure, Result, Success
 
+from adapters.process import ChildProcesses, Exit
 from adapters.ytdlp.cookies import CookieJarCopies, without_cookies
 from adapters.ytdlp.entries import SAFE_FORMAT_ID, parse_entries
 from adapters.ytdlp.forkserver import ForkServers
 from adapters.ytdlp.locator import Locator, YtDlpLocator
 from adapters.ytdlp.oversize import Oversize, folder_bytes
-from adapters.ytdlp.process import ChildProcesses, Exit
 from adapters.ytdlp.progress import TEMPLATE, is_progress_line, parse_progress
 from ports.media import Downloader, OutputSink, ProgressSink, ToolFailure, VideoInfo
 
@@ -187,17 +187,14 @@ class YtDlpDownloader(Downloader):
         return produced
 
     async def version(self) -> str | None:
-        lines: list[str] = []
         command = self._locator.command()
-        outcome = await self._children.run(
+        ran = await self._children.capture(
             (*command.argv, "--ignore-config", "--version"),
             env=command.env,
             timeout=_VERSION_TIMEOUT_SECONDS,
-            on_stdout=lines.append,
-            on_stderr=lambda _: None,
         )
-        version = next((line.strip() for line in lines if line.strip()), None)
-        return version if outcome.ok else None
+        version = next((line.strip() for line in ran.stdout.splitlines() if line.strip()), None)
+        return version if ran.exit.ok else None
 
     def _cookie_args(self) -> CookieJarCopies | _NoCookies:
         return self._cookies if self._cookies is not None else _NoCookies()

@@ -2,7 +2,7 @@
 `import yt_dlp`, the extractors' URL regexes and the ffmpeg probe (measured on 2 cores: a scrape
 of a direct link 1.2 -> 0.18 s, of an HTML page 1.7 -> 0.74 s, a download 0.57 -> 0.21 s).
 
-`ForkServers.spawn(argv, env)` is a `process.Spawner`: for a `<python> -m yt_dlp ...` command it
+`ForkServers.spawn(argv, env)` is an `adapters.process.Spawner`: for a `<python> -m yt_dlp ...` command it
 returns a `ForkedChild` that `ChildProcesses` reads, times out, cancels and kills exactly like a
 plain child (its own session, stdout/stderr on pipes of ours, the exit status reported back), or
 None, and the caller starts the plain process instead.
@@ -20,23 +20,23 @@ once). If it dies before forking a run, the run goes to a new server, or is star
 dies during a run, that child's group is killed and the run ends with an unknown status
 (`ForkedChild.wait()` returns None), which `ChildProcesses` reports as a failed run.
 
-The server's code is `_forkserver_main.py`, started as a script (standard library only).
+The server's code is `_forkserver_main.py`, started as a script (standard library only); the
+messages both sides exchange are in `forkserver_wire`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
-import signal
 import socket
 import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+
+from adapters.ytdlp import forkserver_wire as wire
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,6 @@ SERVER_SCRIPT = Path(__file__).with_name("_forkserver_main.py")
 _MODULE = ("-m", "yt_dlp")
 _TITLE_ROOM = 8 * 1024
 """Bytes of command line a forked run can show as its own (a longer argv is cut)."""
-_MESSAGE_BYTES = 64 * 1024
 _HANDSHAKE_SECONDS = 10.0
 """From a run's request to its child's pid: a fork, normally well under a second."""
 _LOST_KILL_WAIT_SECONDS = 5.0
@@ -201,7 +200,7 @@ class _Server:
         """Its yt_dlp package is still the one on disk (the file it imported is unchanged)."""
         if self._module is None:
             return True
-        return _stamp(self._module) == self._stamp
+        return wire.stamp(self._module) == self._stamp
 
     async def _start(self) -> bool:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -229,7 +228,7 @@ class _Server:
         self._controls.add(ours)
         try:
             async with asyncio.timeout(self._start_timeout):
-                data = await asyncio.get_running_loop().sock_recv(ours, _MESSAGE_BYTES)
+                data = await asyncio.get_running_loop().sock_recv(ours, wire.REPLY_BYTES)
         except TimeoutError:
             self.failure = f"not ready after {self._start_timeout:g} s"
             await self.stop()
@@ -237,7 +236,7 @@ class _Server:
         except BaseException:
             await asyncio.shield(self.stop())
             raise
-        ready = _decode(data).get("ready")
+        ready = (wire.decode(data) or {}).get("ready")
         if not isinstance(ready, dict):
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(_STOP_WAIT_SECONDS):
@@ -266,7 +265,7 @@ class _Server:
         control = self._control
         if control is None or not self.alive:
             return None
-        request = json.dumps({"args": args, "display": display, "cwd": os.getcwd()}).encode()
+        request = wire.encode({"args": args, "display": display, "cwd": os.getcwd()})
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -285,16 +284,16 @@ class _Server:
         mine.setblocking(False)
         try:
             async with asyncio.timeout(_HANDSHAKE_SECONDS):
-                first = _decode(await asyncio.get_running_loop().sock_recv(mine, _MESSAGE_BYTES))
+                first = wire.decode(await asyncio.get_running_loop().sock_recv(mine, wire.REPLY_BYTES))
         except TimeoutError:
-            first = {}
+            first = None
         except BaseException:
             # Cancelled: closing our end makes the server SIGKILL the child if it forked one.
             for fd in (out_r, err_r):
                 os.close(fd)
             mine.close()
             raise
-        pid = first.get("pid")
+        pid = first.get("pid") if first is not None else None
         if not isinstance(pid, int) or pid <= 1:
             # EOF: gone before forking. A status first: the child died before it could say its pid
             # (it never reached yt-dlp). Either way nothing ran: the caller may start it elsewhere.
@@ -308,7 +307,7 @@ class _Server:
         """No more runs: the server exits once its children are reaped (at once if it has none)."""
         if self._control is not None:
             with contextlib.suppress(OSError):
-                self._control.send(json.dumps({"retire": True}).encode())
+                self._control.send(wire.encode({"retire": True}))
 
     async def stop(self) -> None:
         """Close the control socket (the server kills its children and exits); SIGKILL if it lingers."""
@@ -409,17 +408,17 @@ class ForkedChild:
 
     async def _read_status(self) -> None:
         try:
-            message = _decode(await asyncio.get_running_loop().sock_recv(self._channel, _MESSAGE_BYTES))
+            message = wire.decode(await asyncio.get_running_loop().sock_recv(self._channel, wire.REPLY_BYTES))
         except OSError:
-            message = {}
-        status = message.get("status")
+            message = None
+        status = message.get("status") if message is not None else None
         if isinstance(status, int):
             self._status.set_result(os.waitstatus_to_exitcode(status))
             return
         # The server died: nobody can reap this child for us or tell how it ended, and it must
         # not go on unsupervised.
         log.warning("yt-dlp fork server died during run %s; killing that run", self._pid)
-        _kill_group(self._pid)
+        wire.kill_run(self._pid)
         await self._gone(_LOST_KILL_WAIT_SECONDS)
         self._status.set_result(None)
 
@@ -459,22 +458,6 @@ def _split(argv: Sequence[str]) -> tuple[tuple[str, ...], list[str]] | None:
     return None
 
 
-def _decode(data: bytes) -> dict[str, Any]:
-    try:
-        message = json.loads(data) if data else {}
-    except ValueError:
-        return {}
-    return message if isinstance(message, dict) else {}
-
-
-def _stamp(path: str) -> list[int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
-
-
 def _pidfd_open(pid: int) -> int | None:
     try:
         return os.pidfd_open(pid)
@@ -490,14 +473,6 @@ def _exists(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def _kill_group(pid: int) -> None:
-    if pid <= 1:
-        return
-    for kill in (os.killpg, os.kill):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            kill(pid, signal.SIGKILL)
 
 
 def _close_sockets(sockets: set[socket.socket]) -> None:

@@ -16,7 +16,6 @@ The previous version stays (a running download may still import from it); older 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import importlib.metadata
 import json
 import logging
@@ -24,13 +23,12 @@ import os
 import re
 import secrets
 import shutil
-import signal
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from adapters.process import ChildProcesses
 from ports.media import UpdateOutcome, Updater
 
 log = logging.getLogger("vidrelay.ytdlp.updater")
@@ -49,13 +47,6 @@ _TAIL_CHARS = 2000
 
 class _StepFailed(Exception):
     """One step of an update failed; the current version stays."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Ran:
-    exit_code: int | None
-    stdout: str
-    stderr: str
 
 
 def release_of(version: str) -> tuple[int, ...]:
@@ -106,6 +97,7 @@ class YtDlpUpdater(Updater):
         self._check_timeout = check_timeout
         self._install_timeout = install_timeout
         self._verify_timeout = verify_timeout
+        self._children = ChildProcesses()
         self._inflight: asyncio.Future[UpdateOutcome] | None = None
 
     @property
@@ -164,11 +156,9 @@ class YtDlpUpdater(Updater):
             log.warning("yt-dlp update: could not remove old versions", exc_info=True)
         return UpdateOutcome(True, before, latest)
 
-    # Steps ------------------------------------------------------------------------------------
-
     async def _latest(self) -> str:
         """The newest release the index offers on this channel (pip's resolver, nothing installed)."""
-        ran = await self._run_pip(
+        report_json = await self._run_pip(
             "install",
             "--dry-run",
             "--ignore-installed",
@@ -180,7 +170,7 @@ class YtDlpUpdater(Updater):
             what="version check",
         )
         try:
-            report = json.loads(ran.stdout)
+            report = json.loads(report_json)
             version = next(
                 str(item["metadata"]["version"])
                 for item in report["install"]
@@ -220,7 +210,7 @@ class YtDlpUpdater(Updater):
             timeout=self._verify_timeout,
             what="verify",
         )
-        printed = ran.stdout.strip()
+        printed = ran.strip()
         if release_of(printed) != release_of(version):
             raise _StepFailed(f"verify: the new install prints {printed[:80]!r}, expected {version}")
 
@@ -262,9 +252,7 @@ class YtDlpUpdater(Updater):
         for leftover in leftovers:
             _remove_tree(leftover)
 
-    # Child processes --------------------------------------------------------------------------
-
-    async def _run_pip(self, *args: str, timeout: float, what: str) -> _Ran:
+    async def _run_pip(self, *args: str, timeout: float, what: str) -> str:
         argv = (
             *self._pip,
             args[0],
@@ -286,41 +274,15 @@ class YtDlpUpdater(Updater):
         cwd: Path | None,
         timeout: float,
         what: str,
-    ) -> _Ran:
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=dict(env) if env is not None else None,
-                cwd=cwd,
-                start_new_session=True,
-            )
-        except OSError as e:
-            raise _StepFailed(f"{what}: could not start {argv[0]}: {e}") from e
-        try:
-            async with asyncio.timeout(timeout):
-                out, err = await proc.communicate()
-        except TimeoutError:
-            await _kill(proc)
-            raise _StepFailed(f"{what}: timed out after {timeout:g} s") from None
-        except BaseException:
-            await _kill(proc)
-            raise
-        ran = _Ran(proc.returncode, out.decode(errors="replace"), err.decode(errors="replace"))
-        if ran.exit_code != 0:
-            tail = (ran.stderr.strip() or ran.stdout.strip())[-_TAIL_CHARS:]
-            raise _StepFailed(f"{what}: exit status {ran.exit_code}: {tail}")
-        return ran
-
-
-async def _kill(proc: asyncio.subprocess.Process) -> None:
-    """The whole process group: pip may have started children of its own."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    with contextlib.suppress(asyncio.CancelledError):
-        await asyncio.shield(proc.wait())
+    ) -> str:
+        """The run's stdout; `_StepFailed` when it did not exit 0 within `timeout`."""
+        ran = await self._children.capture(argv, env=env, cwd=cwd, timeout=timeout)
+        if ran.exit.ok:
+            return ran.stdout
+        if ran.exit.timed_out_after is not None:
+            raise _StepFailed(f"{what}: {ran.exit.describe()}")
+        tail = (ran.exit.stderr_tail.strip() or ran.stdout.strip())[-_TAIL_CHARS:]
+        raise _StepFailed(f"{what}: {ran.exit.describe()}: {tail}")
 
 
 def _env_with_pythonpath(install: Path) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""The child-process runner under yt-dlp, with small real Python children."""
+"""The child-process runner every tool starts through, with small real Python children."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ import textwrap
 import time
 import uuid
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pytest
 
-from adapters.ytdlp.process import STDERR_TAIL_BYTES, Child, ChildProcesses, Exit, TailBuffer
+from adapters.process import STDERR_TAIL_BYTES, Child, ChildProcesses, Exit
 from tests.support.procs import pids_mentioning
 
 from .conftest import wait_until
@@ -30,25 +31,6 @@ async def run_python(
         on_stderr=lambda _: None,
     )
     return exit_, out
-
-
-def test_the_tail_keeps_the_last_64_kib_cut_at_a_line_boundary() -> None:
-    tail = TailBuffer()
-    lines = [f"{i:05d} " + "x" * 1000 for i in range(300)]
-    for line in lines:
-        tail.add(line)
-    text = tail.text()
-    assert len(text.encode()) <= STDERR_TAIL_BYTES
-    assert len(text.encode()) > STDERR_TAIL_BYTES - 1100
-    kept = text.splitlines()
-    assert kept == lines[-len(kept) :]
-
-
-def test_one_huge_line_keeps_its_end() -> None:
-    tail = TailBuffer(limit=100)
-    tail.add("a" * 500 + "END")
-    assert tail.text().endswith("END\n")
-    assert len(tail.text().encode()) <= 100
 
 
 async def test_a_long_stderr_keeps_only_its_tail_and_the_final_error_line() -> None:
@@ -144,14 +126,6 @@ async def test_after_shutdown_nothing_is_spawned() -> None:
     assert pids_mentioning(marker) == []
 
 
-@pytest.mark.parametrize("limit", [10, 100, 1000])
-def test_the_tail_never_exceeds_its_limit(limit: int) -> None:
-    tail = TailBuffer(limit)
-    for i in range(200):
-        tail.add("é" * (i % 37))
-        assert len(tail.text().encode()) <= limit
-
-
 async def test_a_cancel_during_the_kill_grace_kills_at_once_and_propagates() -> None:
     marker = f"vidrelay-test-{uuid.uuid4().hex}"
     said: list[str] = []
@@ -199,3 +173,48 @@ async def test_a_spawner_that_fails_leaves_the_run_to_a_plain_process() -> None:
     )
     assert exit_.ok
     assert out == ["plain"]
+
+
+async def test_capture_returns_the_whole_stdout_and_runs_in_the_given_folder(tmp_path: Path) -> None:
+    ran = await ChildProcesses().capture(
+        [sys.executable, "-c", "import os, sys; print(os.getcwd()); print('x' * 200_000)"],
+        cwd=tmp_path,
+        timeout=20,
+    )
+    assert ran.exit.ok
+    assert ran.stdout.split("\n") == [str(tmp_path), "x" * 200_000]
+
+
+async def test_a_spawner_is_not_asked_for_a_run_with_its_own_folder(tmp_path: Path) -> None:
+    asked: list[Sequence[str]] = []
+
+    async def spawner(argv: Sequence[str], env: Mapping[str, str] | None) -> Child | None:
+        asked.append(argv)
+        return None
+
+    exit_ = await ChildProcesses().run(
+        [sys.executable, "-c", "pass"],
+        env=None,
+        cwd=tmp_path,
+        timeout=20,
+        on_stdout=lambda _: None,
+        on_stderr=lambda _: None,
+        spawn=spawner,
+    )
+    assert exit_.ok
+    assert asked == []
+
+
+@pytest.mark.parametrize(
+    ("exit_", "said"),
+    [
+        (Exit(0, None, ""), "exit status 0"),
+        (Exit(2, None, ""), "exit status 2"),
+        (Exit(None, 9, ""), "killed by signal 9"),
+        (Exit(None, 15, "", timed_out_after=1.5), "timed out after 1.5 s"),
+        (Exit(None, 15, "", aborted=True), "stopped for shutdown"),
+        (Exit(None, None, "ERROR: could not start x"), "no exit status"),
+    ],
+)
+def test_an_exit_describes_how_it_ended(exit_: Exit, said: str) -> None:
+    assert exit_.describe() == said
