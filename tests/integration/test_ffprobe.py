@@ -36,6 +36,7 @@ async def test_the_short_clip(clips: dict[str, Path]) -> None:
         bit_depth=8,
         audio_codec="aac",
         container="mov,mp4,m4a,3gp,3g2,mj2",
+        size=clips["short"].stat().st_size,
     )
 
 

@@ -117,7 +117,7 @@ async def test_a_body_announced_over_the_cap_is_refused_before_a_byte_of_it(
         await downloader.shutdown()
 
     failure = result.failure()
-    assert failure.oversize_bytes == 5_000_000
+    assert failure.too_large_bytes == 5_000_000
     assert failure.timed_out_after is None
     assert "larger than the download cap" in failure.stderr_tail
     assert [n for n in names_in(staging) if not n.startswith(".vidrelay")] == []
@@ -144,8 +144,8 @@ async def test_fragments_each_under_the_cap_are_stopped_once_their_sum_passes_it
         await downloader.shutdown()
 
     failure = result.failure()
-    assert failure.oversize_bytes is not None
-    assert failure.oversize_bytes > cap
+    assert failure.too_large_bytes is not None
+    assert failure.too_large_bytes > cap
     assert "passed the download cap" in failure.stderr_tail
     assert downloader.live_pids == []
     assert len(fetched(video_server, r"/capped/.*\.ts$")) < len(segments)

@@ -62,6 +62,7 @@ def parse_probe(stdout: str) -> MediaProbe | None:
         bit_depth=_bit_depth(video),
         audio_codec=_text(audio.get("codec_name")),
         container=_text(fmt.get("format_name")),
+        size=_int(fmt.get("size")),
     )
 
 

@@ -179,6 +179,7 @@ class TelegramMessenger(Messenger):
                 width=meta.width,
                 height=meta.height,
                 caption=meta.caption,
+                thumbnail=_thumbnail(meta),
                 parse_mode=HTML,
                 supports_streaming=True,
                 disable_notification=True,
@@ -225,6 +226,11 @@ class TelegramMessenger(Messenger):
             await self._bot.edit_message_media(
                 media, inline_message_id=inline_message_id, reply_markup=inline_keyboard(keyboard)
             )
+
+
+def _thumbnail(meta: VideoMeta) -> FSInputFile | None:
+    # Always uploaded, in local mode too: the Bot API takes a thumbnail only as a new upload.
+    return FSInputFile(meta.thumbnail) if meta.thumbnail is not None else None
 
 
 def _sent_video(message: Message) -> SentVideo:

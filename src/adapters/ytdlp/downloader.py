@@ -9,7 +9,7 @@ when its process starts, not while it waits for a slot.
 A download cap (`max_download_bytes`) bounds every download: yt-dlp's `--max-filesize` refuses a
 body whose announced length is over it before reading any of it, and a count of the staging
 folder's bytes while yt-dlp runs stops a download that grows past it (no length announced, or
-fragments). Either way the run fails with `oversize_bytes` set.
+fragments). Either way the run fails with `too_large_bytes` set.
 
 A cookies file (Netscape cookies.txt) is handed to each run as a private copy, because yt-dlp
 writes its cookie jar back into the file it was given; with cookies configured, the cookies
@@ -266,7 +266,7 @@ def _oversize_failure(outcome: Exit, oversize: Oversize) -> ToolFailure:
         stderr_tail=outcome.stderr_tail + f"ERROR: {oversize.reason()}\n",
         exit_code=outcome.exit_code,
         signal=outcome.signal,
-        oversize_bytes=oversize.bytes_seen,
+        too_large_bytes=oversize.bytes_seen,
     )
 
 
