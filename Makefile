@@ -2,9 +2,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-SOURCES := src tests bench
+SOURCES := src tests bench docker
 
-.PHONY: setup demo test lint unit clean
+.PHONY: setup demo test lint unit clean readme-config lock
 
 $(BIN)/vidrelay: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,18 @@ test: lint
 
 unit: setup
 	$(BIN)/pytest tests/unit
+
+# The README's configuration table, from the settings model (a test fails when they differ).
+readme-config: setup
+	$(BIN)/python -m entrypoints.settings_doc --write README.md
+
+# requirements.lock: the image's runtime dependencies, pinned with hashes, resolved against PyPI
+# only (no machine-local pip configuration). Run after changing the dependencies in pyproject.toml.
+lock: setup
+	env -u PIP_FIND_LINKS -u PIP_INDEX_URL -u PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE=/dev/null \
+	  CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile --quiet --generate-hashes --strip-extras \
+	  --extra postgres --extra extractors --no-emit-index-url --no-emit-find-links \
+	  --output-file requirements.lock pyproject.toml
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from testkit.bot_process import BotProcess, bot_environment
-from testkit.fake_bot_api import CallRecord, Chat, FakeBotApi, User, VideoRecord
-from testkit.video_server import Trickle, VideoServer
+from testkit.telegram import CallRecord, Chat, FakeBotApi, User, VideoRecord
+from testkit.video_site import Trickle, VideoServer
 
 CONCURRENCY = 3
 PARALLEL_JOBS = 6

@@ -22,46 +22,92 @@ IdList = Annotated[tuple[int, ...], NoDecode]
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=PREFIX, extra="ignore", frozen=True)
 
-    bot_token: SecretStr | None = None
-    telegram_api_url: str = "https://api.telegram.org"
-    telegram_local_mode: bool = False
-    data_dir: Path = Path("./data")
-    store: Literal["sqlite", "memory", "postgres"] = "sqlite"
-    database_url: SecretStr | None = None
-    job_concurrency: int = Field(3, ge=1, le=64)
-    ytdlp_concurrency: int = Field(3, ge=1, le=64)
-    max_attempts: int = Field(3, ge=1, le=100)
-    retry_base_seconds: float = Field(1.0, gt=0, le=3600)
-    ytdlp_timeout_seconds: float = Field(300.0, gt=0)
-    ytdlp_update_interval_seconds: float = Field(300.0, ge=0)
-    ytdlp_channel: Literal["stable", "nightly"] = "stable"
-    ytdlp_warm: bool = True
-    """Fork yt-dlp runs from a pre-warmed server instead of starting each one cold."""
-    ytdlp_warm_idle_seconds: float = Field(120.0, gt=0)
-    """The warm server exits after this long without a run (it holds ~50 MB)."""
-    ytdlp_pip_args: str = ""
-    """Extra pip arguments for the updater (e.g. a private index); empty = PyPI."""
-    ytdlp_cookies_file: Path | None = None
-    """A Netscape cookies.txt for sites that need a login; its path and contents are never shown."""
-    max_download_bytes: int | None = Field(None, ge=1)
-    """Nothing bigger is fetched; unset = DOWNLOAD_CAP_FACTOR times the upload limit."""
-    ffmpeg_timeout_seconds: float = Field(600.0, gt=0)
-    """Deadline of one ffmpeg run (a conversion or a compression)."""
-    shutdown_grace_seconds: float = Field(30.0, ge=0)
-    confirm_longer_than_seconds: float = Field(1200.0, ge=0)
-    allow_private_urls: bool = False
-    allowed_chat_ids: IdList = ()
-    admin_user_ids: IdList = ()
-    inline_cache_chat_id: int | None = None
-    max_queued_per_user: int = Field(10, ge=1)
-    max_blob_bytes: int = Field(0, ge=0)
-    """Cap on the blob folder; 0 = no cap."""
-    metrics_port: int = Field(0, ge=0, le=65535)
-    log_format: Literal["text", "json"] = "text"
-    sqlite_synchronous: Literal["FULL", "NORMAL"] = "FULL"
-    webhook_url: str | None = None
-    webhook_secret: SecretStr | None = None
-    webhook_port: int = Field(8080, ge=1, le=65535)
+    bot_token: SecretStr | None = Field(None, description="bot token from @BotFather (required for `run`)")
+    telegram_api_url: str = Field(
+        "https://api.telegram.org",
+        description="Bot API base; requests go to `{base}/bot{token}/{method}`",
+    )
+    telegram_local_mode: bool = Field(
+        False, description="a local Bot API server: `file://` uploads, 2000 MB limit instead of 50 MB"
+    )
+    data_dir: Path = Field(Path("./data"), description="SQLite file, blobs, staging, yt-dlp installs")
+    store: Literal["sqlite", "memory", "postgres"] = Field(
+        "sqlite",
+        description="`sqlite` (one file in the data folder), `postgres` (several processes, see "
+        "Scaling out) or `memory` (nothing survives a restart)",
+    )
+    database_url: SecretStr | None = Field(None, description="Postgres DSN when the store is `postgres`")
+    job_concurrency: int = Field(3, ge=1, le=64, description="jobs at once")
+    ytdlp_concurrency: int = Field(3, ge=1, le=64, description="yt-dlp processes at once")
+    max_attempts: int = Field(
+        3, ge=1, le=100, description="attempts per job (a crash counts: attempts are written ahead)"
+    )
+    retry_base_seconds: float = Field(
+        1.0, gt=0, le=3600, description="backoff base: attempt n waits about base·2^(n-1), ±25 % jitter"
+    )
+    ytdlp_timeout_seconds: float = Field(300.0, gt=0, description="per-attempt yt-dlp deadline")
+    ytdlp_update_interval_seconds: float = Field(
+        300.0, ge=0, description="yt-dlp self-update period; 0 disables the updater"
+    )
+    ytdlp_channel: Literal["stable", "nightly"] = Field(
+        "stable", description="`stable` or `nightly` (pre-releases)"
+    )
+    ytdlp_warm: bool = Field(
+        True,
+        description="fork yt-dlp runs from a pre-warmed server (a scrape: ~0.2 s of CPU instead of ~1 s)",
+    )
+    ytdlp_warm_idle_seconds: float = Field(
+        120.0, gt=0, description="the warm server (~50 MB) exits after this long without a run"
+    )
+    ytdlp_pip_args: str = Field(
+        "", description="extra pip arguments for the updater (a private index, `--find-links`); empty = PyPI"
+    )
+    ytdlp_cookies_file: Path | None = Field(
+        None,
+        description="a Netscape cookies.txt passed to yt-dlp for sites that need a login; never shown "
+        "or logged, a missing or unreadable file refuses the start",
+    )
+    max_download_bytes: int | None = Field(
+        None,
+        ge=1,
+        description="nothing bigger is fetched (announced, estimated or counted while it downloads); "
+        "unset = 4 times the upload limit, room to compress to fit",
+    )
+    ffmpeg_timeout_seconds: float = Field(
+        600.0, gt=0, description="deadline of one ffmpeg run (a conversion or a compression to fit)"
+    )
+    shutdown_grace_seconds: float = Field(
+        30.0, ge=0, description="in-flight jobs may finish for this long after SIGTERM"
+    )
+    confirm_longer_than_seconds: float = Field(
+        1200.0, ge=0, description="videos longer than this ask for a confirmation in groups"
+    )
+    allow_private_urls: bool = Field(False, description="SSRF guard off (tests, demo)")
+    allowed_chat_ids: IdList = Field(
+        (), description="comma-separated chat ids the bot serves; empty = everyone"
+    )
+    admin_user_ids: IdList = Field((), description="comma-separated user ids that may use `/status`")
+    inline_cache_chat_id: int | None = Field(
+        None, description="chat the bot uploads to for inline file_ids; inline mode is off without it"
+    )
+    max_queued_per_user: int = Field(10, ge=1, description="per-user queue cap")
+    max_blob_bytes: int = Field(
+        0,
+        ge=0,
+        description="cap on the blob folder, least recently used sent videos go first; 0 = no cap",
+    )
+    metrics_port: int = Field(0, ge=0, le=65535, description="Prometheus `/metrics` and `/healthz`; 0 = off")
+    log_format: Literal["text", "json"] = Field(
+        "text", description="`text` (key=value) or `json`, one line per event"
+    )
+    sqlite_synchronous: Literal["FULL", "NORMAL"] = Field(
+        "FULL", description="SQLite durability, see Storage and durability"
+    )
+    webhook_url: str | None = Field(None, description="public HTTPS URL for `run --webhook`")
+    webhook_secret: SecretStr | None = Field(
+        None, description="secret token Telegram sends with each webhook request"
+    )
+    webhook_port: int = Field(8080, ge=1, le=65535, description="port the webhook server listens on")
 
     @field_validator("allowed_chat_ids", "admin_user_ids", mode="before")
     @classmethod

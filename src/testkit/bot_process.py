@@ -10,7 +10,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from testkit.fake_bot_api import FakeBotApi
+from testkit.telegram import FakeBotApi
 
 _START_TIMEOUT_SECONDS = 30.0
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from types import TracebackType
 from typing import Self
 
@@ -58,3 +59,11 @@ class LoopbackServer:
     @property
     def base_url(self) -> str:
         return f"http://{HOST}:{self.port}"
+
+
+def free_port() -> int:
+    """A port nothing listens on right now (for "connection refused")."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port

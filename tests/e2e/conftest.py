@@ -17,8 +17,8 @@ import pytest
 import pytest_asyncio
 
 from testkit.bot_process import BotProcess, bot_environment
-from testkit.fake_bot_api import Chat, FakeBotApi, StoredMessage, User, VideoRecord
-from testkit.video_server import VideoServer
+from testkit.telegram import Chat, FakeBotApi, StoredMessage, User, VideoRecord
+from testkit.video_site import VideoServer
 
 CLIPS_DIR = Path(tempfile.gettempdir()) / "vidrelay-test-clips"
 WAIT_SECONDS = 60.0

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from testkit.fake_bot_api import Chat
-from testkit.video_server import Body, FailThen, Stall
+from testkit.telegram import Chat
+from testkit.video_site import Body, FailThen, Stall
 from tests.e2e.conftest import ADMIN, INLINE_CACHE, WAIT_SECONDS, Stack, new_group, new_user, sha256_of
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from testkit.fake_bot_api import Chat
-from testkit.video_server import Body, Trickle
+from testkit.telegram import Chat
+from testkit.video_site import Body, Trickle
 from tests.e2e.conftest import WAIT_SECONDS, Stack, new_user, sha256_of
 
 pytestmark = pytest.mark.slow

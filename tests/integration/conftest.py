@@ -16,7 +16,7 @@ import pytest
 from adapters.ytdlp import YtDlpDownloader
 from adapters.ytdlp.entries import to_video_info
 from ports.media import VideoInfo
-from testkit.video_server import VideoServer
+from testkit.video_site import VideoServer
 
 CLIPS_DIR = Path(tempfile.gettempdir()) / "vidrelay-test-clips"
 """Shared by test runs: the clips are named by a hash of how they are made, and written atomically."""

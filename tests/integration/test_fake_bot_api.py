@@ -11,7 +11,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from testkit.fake_bot_api import (
+from testkit.telegram import (
     DEFAULT_TOKEN,
     NOT_MODIFIED,
     ApiError,

@@ -15,7 +15,7 @@ from adapters.memory.store import MemoryStore
 from adapters.ytdlp import YtDlpDownloader
 from core.media.blob_store import BlobStore
 from core.media.info_cache import InfoService
-from testkit.video_server import Body, VideoServer
+from testkit.video_site import Body, VideoServer
 
 
 async def test_ten_concurrent_requests_for_one_url_cause_one_scrape_and_one_download(

@@ -22,7 +22,7 @@ from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
 from ports.clock import Clock
 from ports.messenger import MessengerError, VideoFile, VideoMeta
-from testkit.fake_bot_api import DEFAULT_TOKEN, Chat, FakeBotApi, User
+from testkit.telegram import DEFAULT_TOKEN, Chat, FakeBotApi, User
 from tests.support.clock import VirtualClock
 
 ALICE = User(1337, "Alice")

@@ -39,7 +39,7 @@ from core.classify import (
     is_wrong_file_id,
 )
 from ports.messenger import Button, MessengerError, StoredVideo, VideoFile, VideoMeta
-from testkit.fake_bot_api import DEFAULT_TOKEN, Chat, FakeBotApi, User
+from testkit.telegram import DEFAULT_TOKEN, Chat, FakeBotApi, User
 
 UNPACED = PacingPolicy(private_per_second=1000, private_burst=1000, group_per_second=1000, group_burst=1000)
 ALICE = User(1337, "Alice", username="alice")

@@ -11,7 +11,7 @@ from aiogram.types import CallbackQuery, Message
 
 from adapters.telegram.flood import PacingPolicy
 from adapters.telegram.session import make_bot
-from testkit.fake_bot_api import DEFAULT_TOKEN, Chat, FakeBotApi, User
+from testkit.telegram import DEFAULT_TOKEN, Chat, FakeBotApi, User
 
 ALICE = User(1337, "Alice", username="alice")
 BOB = User(4242, "Bob")

@@ -10,7 +10,7 @@ import pytest
 
 from adapters.ytdlp import YtDlpDownloader
 from adapters.ytdlp.cookies import without_cookies
-from testkit.video_server import VideoServer
+from testkit.video_site import VideoServer
 
 from .conftest import CLOUD_LIMIT
 

@@ -18,7 +18,7 @@ from adapters.ytdlp.downloader import INFO_JSON_NAME, MAX_ENTRIES
 from adapters.ytdlp.progress import MARKER
 from core.classify import FailureKind, classify_ytdlp
 from ports.media import Progress, ToolFailure, VideoInfo
-from testkit.video_server import Body, FailThen, Trickle, VideoServer, html_page
+from testkit.video_site import Body, FailThen, Trickle, VideoServer, html_page
 from tests.support.procs import pids_mentioning
 
 from .conftest import CLOUD_LIMIT, direct_info, names_in, wait_until

@@ -27,7 +27,8 @@ from adapters.process import ChildProcesses
 from adapters.ytdlp import YtDlpDownloader
 from core.classify import FailureKind, classify_ytdlp, error_lines
 from ports.media import ToolFailure
-from testkit.video_server import VideoServer, free_port
+from testkit.loopback import free_port
+from testkit.video_site import VideoServer
 
 from .conftest import CLIPS_DIR, CLOUD_LIMIT, direct_entry
 

@@ -25,7 +25,7 @@ from adapters.ytdlp import YtDlpDownloader, YtDlpLocator, forkserver
 from adapters.ytdlp.forkserver import ForkServers
 from core.classify import FailureKind, classify_ytdlp
 from ports.media import Progress, ToolFailure, VideoInfo
-from testkit.video_server import Trickle, VideoServer
+from testkit.video_site import Trickle, VideoServer
 from tests.support.procs import pids_mentioning
 
 from .conftest import CLOUD_LIMIT, direct_info, install_fake_ytdlp, wait_until

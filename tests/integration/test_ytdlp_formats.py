@@ -13,7 +13,7 @@ from typing import Any
 
 from adapters.ytdlp import YtDlpDownloader
 from adapters.ytdlp.entries import choose_format, parse_entries, to_video_info
-from testkit.video_server import VideoServer
+from testkit.video_site import VideoServer
 
 from .conftest import direct_entry
 

@@ -12,7 +12,7 @@ import pytest
 from adapters.ffmpeg import FfprobeProber
 from adapters.ytdlp import YtDlpDownloader
 from ports.media import MediaProbe, VideoInfo
-from testkit.video_server import Stall, Trickle, VideoServer
+from testkit.video_site import Stall, Trickle, VideoServer
 from tests.support.streams import Variant, make_dash, make_hls, serve_folder
 
 from .conftest import CLIPS_DIR, CLOUD_LIMIT, direct_info, names_in

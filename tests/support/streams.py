@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from testkit.video_server import Body, VideoServer
+from testkit.video_site import Body, VideoServer
 
 CONTENT_TYPES = {
     ".m3u8": "application/vnd.apple.mpegurl",

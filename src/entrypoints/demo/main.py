@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from testkit.bot_process import BotProcess, bot_environment
-from testkit.fake_bot_api import Chat, FakeBotApi, StoredMessage, User, VideoRecord
-from testkit.video_server import Body, FailThen, VideoServer
+from testkit.telegram import Chat, FakeBotApi, StoredMessage, User, VideoRecord
+from testkit.video_site import Body, FailThen, VideoServer
 
 STEP_TIMEOUT_SECONDS = 45.0
 ALICE = User(1001, "Alice", username="alice")

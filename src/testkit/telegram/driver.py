@@ -1,0 +1,171 @@
+"""The test's write side of the fake: chats, faults, and the users' doings as Telegram's updates.
+
+Every method that produces an update is synchronous: several calls without an `await` between
+them arrive in one getUpdates batch.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+import time
+from typing import Any
+
+from testkit.telegram.entities import find_entities
+from testkit.telegram.inspection import InspectableBotApi
+from testkit.telegram.messages import InlineMessage, Version
+from testkit.telegram.people import Chat, User
+from testkit.telegram.rendering import message_json
+
+_TELEGRAM = User(777000, "Telegram")
+"""The account that signs service messages."""
+
+
+class FakeBotApi(InspectableBotApi):
+    """`async with FakeBotApi() as api:` — or `await start()` / `await stop()`."""
+
+    def add_chat(self, chat: Chat) -> Chat:
+        """Make a chat known (the bot can write to it). Chats of helper-made updates are added anyway."""
+        return self._world.add_chat(chat)
+
+    def block_chat(self, chat_id: int) -> None:
+        """The user blocked the bot (private) or kicked it (groups): every call to the chat is 403."""
+        self._world.blocked.add(chat_id)
+
+    def unblock_chat(self, chat_id: int) -> None:
+        self._world.blocked.discard(chat_id)
+
+    def fail_next(
+        self,
+        method: str,
+        *,
+        code: int = 429,
+        retry_after: int | None = None,
+        description: str | None = None,
+        times: int = 1,
+        chat_id: int | None = None,
+    ) -> None:
+        """Answer the next `times` calls of `method` (to `chat_id`, if given) with this error instead.
+
+        429 defaults to retry_after=1 and Telegram's "Too Many Requests: retry after N".
+        """
+        self._world.faults.add(
+            method, code=code, retry_after=retry_after, description=description, times=times, chat_id=chat_id
+        )
+
+    def delete_message(self, chat_id: int, message_id: int) -> None:
+        """A user (or an admin) deletes a message: later edits and replies to it fail like on Telegram."""
+        message = self._world.messages.get(chat_id, message_id)
+        if message is None:
+            raise KeyError(f"no message {message_id} in chat {chat_id}")
+        message.deleted = True
+        self._world.changes.notify()
+
+    def forget_file(self, file_id: str) -> None:
+        """Telegram no longer accepts this file_id ("wrong file identifier")."""
+        self._world.files.forget(file_id)
+
+    def send_text(
+        self,
+        chat: Chat,
+        user: User,
+        text: str,
+        *,
+        entities: list[dict[str, Any]] | None = None,
+        reply_to: int | None = None,
+    ) -> int:
+        """A user writes `text`; returns the message id. Entities are computed like Telegram does
+        unless given (malformed ones included: they are passed through untouched)."""
+        self.add_chat(chat)
+        message = self._world.messages.add(chat.id, user, from_bot=False, text=text, reply_to=reply_to)
+        message.entities = find_entities(text) if entities is None else list(entities)
+        self._world.updates.push("message", message_json(self._world, message))
+        return message.message_id
+
+    def send_edited_text(
+        self,
+        chat: Chat,
+        user: User,
+        message_id: int,
+        text: str,
+        *,
+        entities: list[dict[str, Any]] | None = None,
+    ) -> None:
+        message = self._world.messages.get(chat.id, message_id)
+        if message is None or message.from_bot:
+            raise KeyError(f"no message {message_id} of a user in chat {chat.id}")
+        message.text = text
+        message.entities = find_entities(text) if entities is None else list(entities)
+        message.edit_date = int(time.time())
+        message.history.append(Version(text, tuple(message.entities), None, time.monotonic(), text))
+        self._world.updates.push("edited_message", message_json(self._world, message))
+
+    def press_button(self, chat: Chat, user: User, message_id: int, callback_data: str) -> str:
+        """A user presses an inline button under a bot message; returns the callback query id."""
+        query_id = str(secrets.randbits(63))
+        message = self._world.messages.get(chat.id, message_id)
+        if message is not None and not message.deleted:
+            shown: dict[str, Any] = message_json(self._world, message)
+        else:
+            shown = {"chat": chat.to_api(), "message_id": message_id, "date": 0}
+        self._world.callback_queries[query_id] = user
+        self._world.updates.push(
+            "callback_query",
+            {
+                "id": query_id,
+                "from": user.to_api(),
+                "message": shown,
+                "chat_instance": str(abs(hash((chat.id, self.bot.id)))),
+                "data": callback_data,
+            },
+        )
+        return query_id
+
+    def send_inline_query(
+        self, user: User, query: str, *, offset: str = "", chat_type: str | None = "sender"
+    ) -> str:
+        """A user types `@bot query`; returns the inline query id."""
+        query_id = str(secrets.randbits(63))
+        self._world.inline_queries[query_id] = user
+        data: dict[str, Any] = {"id": query_id, "from": user.to_api(), "query": query, "offset": offset}
+        if chat_type is not None:
+            data["chat_type"] = chat_type
+        self._world.updates.push("inline_query", data)
+        return query_id
+
+    def choose_inline_result(
+        self, user: User, result_id: str, inline_message_id: str | None = None, query: str = ""
+    ) -> str:
+        """A user picks an inline result; returns the inline_message_id the bot can edit."""
+        inline_id = inline_message_id or base64.urlsafe_b64encode(secrets.token_bytes(18)).decode()
+        chosen = self._offered_result(result_id)
+        markup = chosen.get("reply_markup") if chosen else None
+        self._world.inline_messages[inline_id] = InlineMessage(inline_id, user, result_id, query, markup)
+        self._world.updates.push(
+            "chosen_inline_result",
+            {"result_id": result_id, "from": user.to_api(), "query": query, "inline_message_id": inline_id},
+        )
+        return inline_id
+
+    def migrate_group(self, old_chat_id: int, new_chat_id: int, *, by: User | None = None) -> Chat:
+        """A group becomes a supergroup: service messages in both chats, and the old id stops working."""
+        world = self._world
+        old = world.chats.get(old_chat_id) or self.add_chat(Chat.group(old_chat_id))
+        new = self.add_chat(Chat.supergroup(new_chat_id, old.title or "Test supergroup"))
+        actor = by or _TELEGRAM
+        note = world.messages.add(old.id, actor, from_bot=False)
+        old_json = message_json(world, note) | {"migrate_to_chat_id": new.id}
+        world.migrated[old.id] = new.id
+        note = world.messages.add(new.id, actor, from_bot=False)
+        new_json = message_json(world, note) | {"migrate_from_chat_id": old.id}
+        world.updates.push("message", old_json)
+        world.updates.push("message", new_json)
+        return new
+
+    def _offered_result(self, result_id: str) -> dict[str, Any] | None:
+        """The latest inline answer's result of that id: what the user's chosen message shows."""
+        for answer in reversed(self._world.journal.inline_answers):
+            for result in answer.results:
+                if str(result.get("id")) == result_id:
+                    return result
+        return None

@@ -1,0 +1,113 @@
+"""The test's read side of the fake: what the bot sent and did, and a wait until it has."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TypeVar
+
+from testkit.telegram.files import FileRecord
+from testkit.telegram.messages import StoredMessage
+from testkit.telegram.people import Chat
+from testkit.telegram.records import (
+    CallbackAnswer,
+    CallRecord,
+    InlineAnswer,
+    MediaEdit,
+    ReactionRecord,
+    VideoRecord,
+)
+from testkit.telegram.server import BotApiServer
+
+_MAX_WAIT_SECONDS = 120.0
+
+T = TypeVar("T")
+
+
+class InspectableBotApi(BotApiServer):
+    @property
+    def calls(self) -> list[CallRecord]:
+        return list(self._world.journal.calls)
+
+    def calls_of(self, method: str) -> list[CallRecord]:
+        return [c for c in self._world.journal.calls if c.method.lower() == method.lower()]
+
+    def messages(
+        self, chat_id: int, *, from_bot: bool | None = True, include_deleted: bool = False
+    ) -> list[StoredMessage]:
+        """Messages in a chat in order: the bot's by default, `from_bot=None` for everyone's."""
+        return [
+            m
+            for m in self._world.messages.in_chat(chat_id)
+            if (from_bot is None or m.from_bot == from_bot) and (include_deleted or not m.deleted)
+        ]
+
+    def message(self, chat_id: int, message_id: int) -> StoredMessage | None:
+        return self._world.messages.get(chat_id, message_id)
+
+    def videos(self, chat_id: int | None = None) -> list[VideoRecord]:
+        return [v for v in self._world.journal.videos if chat_id is None or v.chat_id == chat_id]
+
+    def reactions(self, chat_id: int | None = None) -> list[ReactionRecord]:
+        return [r for r in self._world.journal.reactions if chat_id is None or r.chat_id == chat_id]
+
+    @property
+    def callback_answers(self) -> list[CallbackAnswer]:
+        return list(self._world.journal.callback_answers)
+
+    def callback_answer(self, callback_query_id: str) -> CallbackAnswer | None:
+        answers = self._world.journal.callback_answers
+        return next((a for a in answers if a.callback_query_id == callback_query_id), None)
+
+    @property
+    def inline_answers(self) -> list[InlineAnswer]:
+        return list(self._world.journal.inline_answers)
+
+    def inline_answer(self, inline_query_id: str) -> InlineAnswer | None:
+        answers = self._world.journal.inline_answers
+        return next((a for a in answers if a.inline_query_id == inline_query_id), None)
+
+    @property
+    def media_edits(self) -> list[MediaEdit]:
+        return list(self._world.journal.media_edits)
+
+    @property
+    def chat_actions(self) -> list[tuple[int, str]]:
+        return list(self._world.journal.chat_actions)
+
+    def chat(self, chat_id: int) -> Chat:
+        return self._world.chats[chat_id]
+
+    def file(self, file_id: str) -> FileRecord | None:
+        return self._world.files.get(file_id)
+
+    @property
+    def polling(self) -> bool:
+        """A getUpdates long poll is waiting right now (an update sent now is handed out at once)."""
+        return self._world.updates.polling
+
+    @property
+    def pending_updates(self) -> int:
+        """Updates not yet confirmed by the bot (getUpdates with a higher offset)."""
+        return self._world.updates.pending
+
+    async def wait_for(self, predicate: Callable[[], T], timeout: float = 10.0) -> T:
+        """Wait until `predicate()` is truthy (re-checked after every call and update); return it.
+
+        TimeoutError after `timeout` seconds, naming the last calls to help the failing test.
+        """
+        changes = self._world.changes
+        deadline = asyncio.get_running_loop().time() + min(timeout, _MAX_WAIT_SECONDS)
+        while True:
+            change = changes.upcoming()
+            value = predicate()
+            if value:
+                return value
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise TimeoutError(f"condition not met within {timeout} s; last calls: {self._last_calls()}")
+            await changes.wait(change, remaining)
+
+    def _last_calls(self) -> str:
+        recent = self._world.journal.calls[-10:]
+        return ", ".join(f"{c.method}{'' if c.ok else f' ({c.error_code})'}" for c in recent) or "none"

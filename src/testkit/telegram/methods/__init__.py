@@ -1,0 +1,13 @@
+"""The Bot API methods the fake answers, grouped by what they are about."""
+
+from __future__ import annotations
+
+from testkit.telegram.call import Method
+from testkit.telegram.methods import bot, callbacks, chats, inline, media, messages, reactions, updates
+
+_GROUPS = (bot, updates, messages, chats, reactions, media, callbacks, inline)
+
+
+def method_table() -> dict[str, tuple[str, Method]]:
+    """lower-cased name → (the name as documented, the method): Telegram ignores the case."""
+    return {name.lower(): (name, method) for group in _GROUPS for name, method in group.METHODS.items()}

@@ -1,0 +1,25 @@
+"""The bot's own identity and session: getMe, logOut, close."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from testkit.telegram.call import Call, Method
+from testkit.telegram.world import World
+
+
+async def get_me(world: World, call: Call) -> Any:
+    return world.bot.to_api() | {
+        "can_join_groups": True,
+        "can_read_all_group_messages": False,
+        "supports_inline_queries": True,
+        "can_connect_to_business": False,
+        "has_main_web_app": False,
+    }
+
+
+async def ok(world: World, call: Call) -> Any:
+    return True
+
+
+METHODS: dict[str, Method] = {"getMe": get_me, "logOut": ok, "close": ok}

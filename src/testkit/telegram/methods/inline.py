@@ -1,0 +1,44 @@
+"""answerInlineQuery: the results a user picks from under `@bot query`."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from testkit.telegram.call import Call, Method
+from testkit.telegram.errors import bad_request, query_too_old, wrong_file
+from testkit.telegram.records import InlineAnswer
+from testkit.telegram.world import World
+
+
+async def answer_inline_query(world: World, call: Call) -> Any:
+    params = call.params
+    query_id = params.text("inline_query_id") or ""
+    if query_id not in world.inline_queries:
+        raise query_too_old()
+    results = params.decoded("results", "results")
+    if not isinstance(results, list):
+        raise bad_request("can't parse inline query results JSON object")
+    _check_results(world, results)
+    del world.inline_queries[query_id]
+    answer = InlineAnswer(
+        query_id, results, params.integer("cache_time"), params.flag("is_personal"), time.monotonic()
+    )
+    world.journal.inline_answers.append(answer)
+    return True
+
+
+def _check_results(world: World, results: list[Any]) -> None:
+    seen: set[str] = set()
+    for result in results:
+        if not isinstance(result, dict) or not result.get("id") or not result.get("type"):
+            raise bad_request("RESULT_ID_INVALID")
+        if str(result["id"]) in seen:
+            raise bad_request("RESULT_ID_DUPLICATE")
+        seen.add(str(result["id"]))
+        file_id = result.get("video_file_id")
+        if file_id is not None and world.files.get(str(file_id)) is None:
+            raise wrong_file()
+
+
+METHODS: dict[str, Method] = {"answerInlineQuery": answer_inline_query}

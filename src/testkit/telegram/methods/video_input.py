@@ -1,0 +1,71 @@
+"""Where a sent video comes from: an upload (attach://), a local path (local mode) or a file_id."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from testkit.telegram.bodies import Upload
+from testkit.telegram.call import Call
+from testkit.telegram.errors import bad_request, wrong_file
+from testkit.telegram.files import FileRecord, hash_file
+from testkit.telegram.params import Params
+from testkit.telegram.world import World
+
+
+async def resolve_video(
+    world: World, call: Call, value: Any, params: Params, field_name: str
+) -> tuple[FileRecord, str]:
+    """The file and its source: "upload", "path" or "file_id" (see VideoRecord.source)."""
+    if not isinstance(value, str) or not value:
+        raise bad_request("there is no video in the request")
+    if value.startswith("attach://"):
+        upload = call.uploads.get(value.removeprefix("attach://"))
+        if upload is None:
+            raise wrong_file()
+        return _uploaded(world, call, upload, params, field_name), "upload"
+    if world.local_mode and value.startswith(("file://", "/")):
+        return await _from_path(world, call, value, params, field_name), "path"
+    if value.lower().startswith(("http://", "https://")):
+        raise bad_request("failed to get HTTP URL content")
+    record = world.files.get(value)
+    if record is None:
+        raise wrong_file()
+    return record, "file_id"
+
+
+def _uploaded(world: World, call: Call, upload: Upload, params: Params, field_name: str) -> FileRecord:
+    if upload.size == 0:
+        raise bad_request("file must be non-empty")
+    call.files[field_name] = upload.sha256
+    return _file_record(world, upload.sha256, upload.size, params)
+
+
+async def _from_path(world: World, call: Call, value: str, params: Params, field_name: str) -> FileRecord:
+    path = Path(unquote(urlsplit(value).path)) if value.startswith("file://") else Path(value)
+    try:
+        sha256, size = await asyncio.to_thread(hash_file, path)
+    except OSError:
+        raise bad_request("file not found") from None
+    if size == 0:
+        raise bad_request("file must be non-empty")
+    if size > world.upload_limit:
+        raise bad_request("file is too big")
+    call.files[field_name] = sha256
+    return _file_record(world, sha256, size, params)
+
+
+def _file_record(world: World, sha256: str, size: int, params: Params) -> FileRecord:
+    """Bytes seen before keep their first record; new ones take their metadata from the call."""
+    known = world.files.known(sha256)
+    if known is not None:
+        return known
+    return world.files.add(
+        sha256,
+        size,
+        duration=params.integer("duration") or 0,
+        width=params.integer("width") or 0,
+        height=params.integer("height") or 0,
+    )

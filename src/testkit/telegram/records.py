@@ -1,0 +1,98 @@
+"""What the fake records of the bot's doings, for the tests to read: calls, videos, answers, edits."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from testkit.telegram.files import FileRecord
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    method: str
+    params: dict[str, Any]
+    """As received: JSON values, or strings for form bodies (JSON fields still encoded)."""
+    at: float
+    """time.monotonic() when the request arrived."""
+    chat_id: int | None
+    files: dict[str, str]
+    """Uploaded or path-read files: field name → sha256."""
+    ok: bool = True
+    error_code: int | None = None
+    description: str | None = None
+    result: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class VideoRecord:
+    chat_id: int
+    message_id: int
+    sha256: str
+    size: int
+    file_id: str
+    file_unique_id: str
+    source: str
+    """"upload" (multipart bytes), "path" (local mode file://), or "file_id" (reused)."""
+    reply_to: int | None
+    caption: str | None
+    duration: int
+    width: int
+    height: int
+    supports_streaming: bool
+    silent: bool
+    reply_markup: dict[str, Any] | None
+    at: float
+
+    @property
+    def uploaded(self) -> bool:
+        return self.source != "file_id"
+
+
+@dataclass(frozen=True, slots=True)
+class ReactionRecord:
+    chat_id: int
+    message_id: int
+    emojis: tuple[str, ...]
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class CallbackAnswer:
+    callback_query_id: str
+    text: str | None
+    show_alert: bool
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class InlineAnswer:
+    inline_query_id: str
+    results: list[dict[str, Any]]
+    cache_time: int | None
+    is_personal: bool
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class MediaEdit:
+    inline_message_id: str | None
+    chat_id: int | None
+    message_id: int | None
+    media: dict[str, Any]
+    file: FileRecord
+    reply_markup: dict[str, Any] | None
+    at: float
+
+
+@dataclass(slots=True)
+class Journal:
+    """Every record, in the order the calls arrived."""
+
+    calls: list[CallRecord] = field(default_factory=list)
+    videos: list[VideoRecord] = field(default_factory=list)
+    reactions: list[ReactionRecord] = field(default_factory=list)
+    callback_answers: list[CallbackAnswer] = field(default_factory=list)
+    inline_answers: list[InlineAnswer] = field(default_factory=list)
+    media_edits: list[MediaEdit] = field(default_factory=list)
+    chat_actions: list[tuple[int, str]] = field(default_factory=list)

@@ -1,0 +1,52 @@
+"""The fake's messages and files as the Bot API's Message and Video objects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from testkit.telegram.files import FileRecord
+from testkit.telegram.messages import StoredMessage
+from testkit.telegram.world import World
+
+
+def message_json(world: World, message: StoredMessage, *, nested: bool = False) -> dict[str, Any]:
+    """`nested`: the replied-to message inside another, which carries no reply of its own."""
+    data: dict[str, Any] = {
+        "message_id": message.message_id,
+        "from": message.sender.to_api(),
+        "chat": world.chats[message.chat_id].to_api(),
+        "date": message.date,
+    }
+    if message.edit_date is not None:
+        data["edit_date"] = message.edit_date
+    if message.reply_to is not None and not nested:
+        replied = world.messages.get(message.chat_id, message.reply_to)
+        if replied is not None and not replied.deleted:
+            data["reply_to_message"] = message_json(world, replied, nested=True)
+    if message.text is not None:
+        data["text"] = message.text
+        if message.entities:
+            data["entities"] = message.entities
+    if message.video is not None:
+        data["video"] = video_json(message.video)
+    if message.caption is not None:
+        data["caption"] = message.caption
+        if message.caption_entities:
+            data["caption_entities"] = message.caption_entities
+    if message.reply_markup is not None:
+        data["reply_markup"] = message.reply_markup
+    if message.link_preview_disabled and message.text is not None:
+        data["link_preview_options"] = {"is_disabled": True}
+    return data
+
+
+def video_json(record: FileRecord) -> dict[str, Any]:
+    return {
+        "file_id": record.file_id,
+        "file_unique_id": record.file_unique_id,
+        "duration": record.duration,
+        "width": record.width,
+        "height": record.height,
+        "mime_type": "video/mp4",
+        "file_size": record.size,
+    }

@@ -1,0 +1,119 @@
+"""The fake's HTTP face: `{base_url}/bot{token}/{method}` answered the way api.telegram.org answers."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Any
+
+from aiohttp import web
+
+from testkit.loopback import LoopbackServer
+from testkit.telegram.bodies import Upload, read_params
+from testkit.telegram.call import Call, Method
+from testkit.telegram.changes import Changes
+from testkit.telegram.errors import ApiError, not_found, unauthorized
+from testkit.telegram.limits import CLOUD_UPLOAD_LIMIT, LOCAL_UPLOAD_LIMIT
+from testkit.telegram.methods import method_table
+from testkit.telegram.params import Params
+from testkit.telegram.people import User
+from testkit.telegram.records import CallRecord
+from testkit.telegram.world import World
+
+DEFAULT_TOKEN = "123456789:AAFakeTokenForTheVidrelayTestsOnly0000"  # noqa: S105 - a fake's token
+
+
+class BotApiServer(LoopbackServer):
+    def __init__(
+        self,
+        *,
+        token: str = DEFAULT_TOKEN,
+        bot_username: str = "vidrelay_test_bot",
+        bot_name: str = "vidrelay",
+        local_mode: bool = False,
+        upload_limit: int | None = None,
+    ) -> None:
+        """`local_mode`: a local Bot API server, which also takes videos by path, up to 2 GB."""
+        super().__init__()
+        self.token = token
+        bot = User(int(token.split(":", 1)[0]), bot_name, username=bot_username, is_bot=True)
+        limit = upload_limit or (LOCAL_UPLOAD_LIMIT if local_mode else CLOUD_UPLOAD_LIMIT)
+        self._world = World(
+            bot, local_mode=local_mode, upload_limit=limit, changes=Changes(), stopping=self._stopping
+        )
+        self._methods = method_table()
+
+    @property
+    def bot(self) -> User:
+        return self._world.bot
+
+    @property
+    def local_mode(self) -> bool:
+        return self._world.local_mode
+
+    @property
+    def upload_limit(self) -> int:
+        return self._world.upload_limit
+
+    @property
+    def webhook(self) -> dict[str, Any] | None:
+        return self._world.webhook
+
+    @property
+    def base_url(self) -> str:
+        """What VIDRELAY_TELEGRAM_API_URL should be: requests go to {base_url}/bot{token}/{method}."""
+        return super().base_url
+
+    def reset(self) -> None:
+        """Forget every chat, message, file, update, fault and record."""
+        self._world.clear()
+        self._world.changes.notify()
+
+    async def stop(self) -> None:
+        self._world.changes.notify()  # long polls waiting on the fake give up now
+        await super().stop()
+
+    def _application(self) -> web.Application:
+        app = web.Application(client_max_size=16 * 1024 * 1024)
+        app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_route("*", "/{tail:.*}", self._not_found)
+        return app
+
+    async def _not_found(self, request: web.Request) -> web.Response:
+        return web.json_response(not_found().to_api(), status=404)
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        asked = request.match_info["method"]
+        name = self._methods[asked.lower()][0] if asked.lower() in self._methods else asked
+        at = time.monotonic()
+        uploads: dict[str, Upload] = {}
+        raw: dict[str, Any] = {}
+        chat_id: int | None = None
+        call: Call | None = None
+        try:
+            raw, uploads = await read_params(request, self._world.upload_limit)
+            params = Params(raw)
+            with contextlib.suppress(ApiError):
+                chat_id = params.integer("chat_id")
+            canonical, method = self._route(request.match_info["token"], name, chat_id)
+            call = Call(canonical, params, uploads)
+            result = await method(self._world, call)
+        except ApiError as error:
+            files = call.files if call is not None else {}
+            self._record(CallRecord(name, raw, at, chat_id, files, False, error.code, error.description))
+            return web.json_response(error.to_api(), status=error.code)
+        self._record(CallRecord(name, raw, at, chat_id, call.files, result=result))
+        return web.json_response({"ok": True, "result": result})
+
+    def _route(self, token: str, method: str, chat_id: int | None) -> tuple[str, Method]:
+        if token != self.token:
+            raise unauthorized()
+        self._world.faults.raise_for(method, chat_id)
+        found = self._methods.get(method.lower())
+        if found is None:
+            raise not_found()
+        return found
+
+    def _record(self, record: CallRecord) -> None:
+        self._world.journal.calls.append(record)
+        self._world.changes.notify()

@@ -1,0 +1,24 @@
+"""A local video site on 127.0.0.1 for the tests and the offline demo: clips, pages and faults.
+
+Every path's behaviour is set from code (`set_route`), every request is recorded (`hits`,
+`requests`, `max_concurrent`), and `reset()` puts the default site back (see `site_map`).
+"""
+
+from testkit.video_site.behaviours import Behaviour, Body, Cut, FailThen, Stall, Trickle
+from testkit.video_site.pages import html_page, json_ld_video_page, status_page, video_page
+from testkit.video_site.server import RequestRecord, VideoServer
+
+__all__ = [
+    "Behaviour",
+    "Body",
+    "Cut",
+    "FailThen",
+    "RequestRecord",
+    "Stall",
+    "Trickle",
+    "VideoServer",
+    "html_page",
+    "json_ld_video_page",
+    "status_page",
+    "video_page",
+]
