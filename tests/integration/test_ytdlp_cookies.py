@@ -48,6 +48,9 @@ async def test_a_run_reads_a_copy_and_the_entry_keeps_no_cookie(
         await downloader.shutdown()
 
     assert path.stat().st_size == video_server.clip("short").stat().st_size
+    sent = [r.headers.get("Cookie", "") for r in video_server.requests]
+    assert sent
+    assert all(f"session={SECRET}" in cookie for cookie in sent)  # the scrape and the download
     assert SECRET not in info.info_json
     assert jar.read_bytes() == before
     assert copies_left() == []

@@ -149,3 +149,23 @@ async def test_fragments_each_under_the_cap_are_stopped_once_their_sum_passes_it
     assert "passed the download cap" in failure.stderr_tail
     assert downloader.live_pids == []
     assert len(fetched(video_server, r"/capped/.*\.ts$")) < len(segments)
+
+
+async def test_a_body_without_a_length_is_stopped_once_it_passes_the_cap(
+    video_server: VideoServer, staging: Path
+) -> None:
+    body = bytes(range(256)) * 16_000  # 4 MB over 4 s, no Content-Length: only counting can stop it
+    video_server.set_route("/endless.mp4", Trickle(body, seconds=4.0, chunks=40, announce_length=False))
+    downloader = YtDlpDownloader(
+        max_filesize_bytes=CLOUD_LIMIT, max_download_bytes=500_000, kill_grace_seconds=1.0
+    )
+    try:
+        result = await downloader.download(direct_info(video_server, "/endless.mp4"), staging, timeout=30)
+    finally:
+        await downloader.shutdown()
+
+    failure = result.failure()
+    assert failure.too_large_bytes is not None
+    assert 500_000 < failure.too_large_bytes < len(body)
+    assert "passed the download cap" in failure.stderr_tail
+    assert downloader.live_pids == []

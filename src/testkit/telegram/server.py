@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -32,8 +33,11 @@ class BotApiServer(LoopbackServer):
         bot_name: str = "vidrelay",
         local_mode: bool = False,
         upload_limit: int | None = None,
+        keep_uploads: Path | None = None,
     ) -> None:
-        """`local_mode`: a local Bot API server, which also takes videos by path, up to 2 GB."""
+        """`local_mode`: a local Bot API server, which also takes videos by path, up to 2 GB.
+        `keep_uploads`: a folder where every uploaded file is kept, named by its sha256, for the
+        tests to look inside (`uploaded_file`)."""
         super().__init__()
         self.token = token
         bot = User(int(token.split(":", 1)[0]), bot_name, username=bot_username, is_bot=True)
@@ -42,6 +46,9 @@ class BotApiServer(LoopbackServer):
             bot, local_mode=local_mode, upload_limit=limit, changes=Changes(), stopping=self._stopping
         )
         self._methods = method_table()
+        self._keep = keep_uploads
+        if keep_uploads is not None:
+            keep_uploads.mkdir(parents=True, exist_ok=True)
 
     @property
     def bot(self) -> User:
@@ -91,7 +98,7 @@ class BotApiServer(LoopbackServer):
         chat_id: int | None = None
         call: Call | None = None
         try:
-            raw, uploads = await read_params(request, self._world.upload_limit)
+            raw, uploads = await read_params(request, self._world.upload_limit, self._keep)
             params = Params(raw)
             with contextlib.suppress(ApiError):
                 chat_id = params.integer("chat_id")

@@ -8,6 +8,7 @@ from typing import Any
 
 from testkit.telegram.call import Call, Method
 from testkit.telegram.errors import bad_request
+from testkit.telegram.jpeg import Thumbnail, jpeg_size
 from testkit.telegram.messages import Version
 from testkit.telegram.methods.addressing import chat_for, edit_target, reply_target
 from testkit.telegram.methods.formatting import apply_send_options, caption
@@ -53,9 +54,22 @@ async def send_video(world: World, call: Call) -> Any:
             silent=message.silent,
             reply_markup=keyboard,
             at=time.monotonic(),
+            thumbnail=thumbnail_of(call),
         )
     )
     return message_json(world, message)
+
+
+def thumbnail_of(call: Call) -> Thumbnail | None:
+    """A thumbnail is only ever a new upload: `attach://<name>`, or a file part named thumbnail."""
+    value = call.params.raw.get("thumbnail")
+    name = value.removeprefix("attach://") if isinstance(value, str) else "thumbnail"
+    upload = call.uploads.get(name)
+    if upload is None:
+        return None
+    call.files["thumbnail"] = upload.sha256
+    size = jpeg_size(upload.head)
+    return Thumbnail(upload.sha256, upload.size, *(size if size is not None else (None, None)))
 
 
 async def edit_message_media(world: World, call: Call) -> Any:
