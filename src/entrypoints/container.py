@@ -1,19 +1,23 @@
-"""The composition root: which adapter serves which port, chosen by the settings.
+"""The composition root: the one place that decides which adapter serves which port and how the
+core services are put together. The bot, the CLI and the tests all build through it; tests
+override the adapters they fake and keep the rest of the wiring.
 
-dependency-injector holds the adapters; `entrypoints.app.build_app` builds the core services
-over them (a plain function that takes its adapters as arguments, so tests build the real app
-with fakes). Stores open asynchronously and only the chosen one is ever opened: the Selector is
-resolved, never `init_resources()`-ed, because that would open every branch.
+Stores open asynchronously and only the chosen one is ever opened: callers resolve the Selector
+(`await container.engine.async_()`), never `init_resources()`, which would open every branch.
 """
 
 from __future__ import annotations
 
+import os
 import random
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from aiogram import Bot
 from dependency_injector import containers, providers
+from pydantic import SecretStr
 
 from adapters.clock import SystemClock
 from adapters.ffmpeg.prober import FfprobeProber
@@ -21,11 +25,28 @@ from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
 from adapters.net.resolver import SystemResolver
 from adapters.sqlite.store import SqliteStore
+from adapters.telegram.messenger import TelegramMessenger
+from adapters.telegram.session import make_bot
 from adapters.ytdlp.downloader import YtDlpDownloader
 from adapters.ytdlp.locator import YtDlpLocator
 from adapters.ytdlp.updater import YtDlpUpdater
+from core.jobs.breaker import CircuitBreakers
+from core.jobs.engine import Engine, EngineConfig
+from core.jobs.registry import JobRegistry, JobType
+from core.lifecycle import RetryPolicy
+from core.media.blob_store import BlobStore
+from core.media.info_cache import InfoService
+from core.pipeline.confirm import Confirmations
+from core.pipeline.download import DownloadVideo, PipelineConfig, Services
+from core.pipeline.inline import DownloadInline, InlineLookup
+from core.pipeline.inline_requests import InlineRequests
+from core.pipeline.intake import LinkIntake
+from core.pipeline.jobs import Periodic, UpdateStatus, job_types
+from core.pipeline.url_guard import UrlGuard
+from core.status import StatusQuery
+from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.settings import Settings
-from ports.errors import StoreError
+from ports.clock import Clock
 from ports.store import Store
 
 
@@ -44,62 +65,197 @@ async def _sqlite_store(path: Path, synchronous: str) -> AsyncIterator[Store]:
         await store.close()
 
 
-async def _postgres_store(dsn: str | None) -> Store:
-    raise StoreError("the postgres store is not part of this build yet; use VIDRELAY_STORE=sqlite")
+async def _bot(token: SecretStr | None, api_url: str, local_mode: bool, clock: Clock) -> AsyncIterator[Bot]:
+    if token is None:
+        raise RuntimeError("the bot was asked for without VIDRELAY_BOT_TOKEN; `vidrelay run` checks it first")
+    bot = make_bot(token.get_secret_value(), api_url, local_mode, clock=clock)
+    try:
+        yield bot
+    finally:
+        await bot.session.close()
+
+
+def _worker_id() -> str:
+    return f"{os.uname().nodename}:{os.getpid()}"
+
+
+def _short_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def _with_jobs(engine: Engine, registry: JobRegistry, jobs: list[JobType]) -> Engine:
+    """The download job submits its children through the engine that runs it, so the engine
+    exists before its job list: the registry is filled once both do."""
+    for job_type in jobs:
+        registry.register(job_type)
+    return engine
 
 
 class Container(containers.DeclarativeContainer):
     settings = providers.Dependency(instance_of=Settings)
 
+    # Adapters: everything a test may swap for a fake.
     clock = providers.Singleton(SystemClock)
     random = providers.Object(random.random)
     store = providers.Selector(
-        providers.Callable(lambda s: s.store, settings),
+        settings.provided.store,
         memory=providers.Resource(_memory_store),
         sqlite=providers.Resource(
             _sqlite_store,
-            path=providers.Callable(lambda s: s.sqlite_path, settings),
-            synchronous=providers.Callable(lambda s: s.sqlite_synchronous, settings),
-        ),
-        postgres=providers.Resource(
-            _postgres_store,
-            dsn=providers.Callable(
-                lambda s: s.database_url.get_secret_value() if s.database_url else None, settings
-            ),
+            path=settings.provided.sqlite_path,
+            synchronous=settings.provided.sqlite_synchronous,
         ),
     )
-    blob_files = providers.Singleton(LocalBlobFiles, providers.Callable(lambda s: s.data_dir, settings))
-    locator = providers.Singleton(YtDlpLocator, providers.Callable(lambda s: s.data_dir, settings))
+    blob_files = providers.Singleton(LocalBlobFiles, settings.provided.data_dir)
+    locator = providers.Singleton(YtDlpLocator, settings.provided.data_dir)
     downloader = providers.Singleton(
         YtDlpDownloader,
-        max_filesize_bytes=providers.Callable(lambda s: s.upload_limit_bytes, settings),
-        concurrency=providers.Callable(lambda s: s.ytdlp_concurrency, settings),
+        max_filesize_bytes=settings.provided.upload_limit_bytes,
+        concurrency=settings.provided.ytdlp_concurrency,
         locator=locator,
-        warm=providers.Callable(lambda s: s.ytdlp_warm, settings),
-        warm_idle_seconds=providers.Callable(lambda s: s.ytdlp_warm_idle_seconds, settings),
+        warm=settings.provided.ytdlp_warm,
+        warm_idle_seconds=settings.provided.ytdlp_warm_idle_seconds,
     )
     prober = providers.Singleton(FfprobeProber)
-    updater = providers.Singleton(
+    ytdlp_updater = providers.Singleton(
         YtDlpUpdater,
-        providers.Callable(lambda s: s.data_dir, settings),
-        channel=providers.Callable(lambda s: s.ytdlp_channel, settings),
-        pip_args=providers.Callable(lambda s: tuple(s.ytdlp_pip_args.split()), settings),
+        settings.provided.data_dir,
+        channel=settings.provided.ytdlp_channel,
+        pip_args=settings.provided.ytdlp_pip_args.split.call(),
+    )
+    updater = providers.Selector(
+        settings.provided.ytdlp_updates, on=ytdlp_updater, off=providers.Object(None)
     )
     resolver = providers.Singleton(SystemResolver)
+    bot = providers.Resource(
+        _bot,
+        settings.provided.bot_token,
+        settings.provided.telegram_api_url,
+        settings.provided.telegram_local_mode,
+        clock,
+    )
+    messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
+    new_id = providers.Object(_short_id)
 
+    # The job engine. Both stores built here serve one process, so boot recovery of leases
+    # stays on (EngineConfig's default): every lease found at boot belongs to a dead process.
+    registry = providers.Singleton(JobRegistry)
+    bare_engine = providers.Singleton(
+        Engine,
+        store,
+        clock,
+        registry,
+        providers.Singleton(
+            EngineConfig,
+            concurrency=settings.provided.job_concurrency,
+            max_attempts=settings.provided.max_attempts,
+            retry=providers.Singleton(RetryPolicy, base_seconds=settings.provided.retry_base_seconds),
+        ),
+        random,
+        providers.Singleton(_worker_id),
+        providers.Singleton(CircuitBreakers),
+    )
 
-def make_container(settings: Settings) -> Container:
-    return Container(settings=settings)
+    blobs = providers.Singleton(
+        BlobStore, store, blob_files, store, clock, prober, max_bytes=settings.provided.max_blob_bytes
+    )
+    info = providers.Singleton(InfoService, store, downloader, clock)
+    guard = providers.Singleton(UrlGuard, resolver, settings.provided.allow_private_urls)
+    services = providers.Singleton(
+        Services,
+        info=info,
+        blobs=blobs,
+        downloader=downloader,
+        messenger=messenger,
+        pending=store,
+        handled=store,
+        guard=guard,
+        clock=clock,
+        jobs=bare_engine,
+        new_id=new_id,
+    )
+    download = providers.Singleton(
+        DownloadVideo,
+        services,
+        providers.Singleton(
+            PipelineConfig,
+            upload_limit_bytes=settings.provided.upload_limit_bytes,
+            confirm_longer_than_seconds=settings.provided.confirm_longer_than_seconds,
+            ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
+            max_attempts=settings.provided.max_attempts,
+        ),
+    )
+    download_inline = providers.Selector(
+        settings.provided.inline_mode,
+        on=providers.Singleton(
+            DownloadInline,
+            services,
+            settings.provided.inline_cache_chat_id,
+            settings.provided.upload_limit_bytes,
+            settings.provided.ytdlp_timeout_seconds,
+        ),
+        off=providers.Object(None),
+    )
+    confirmations = providers.Singleton(Confirmations, store, clock, bare_engine.provided.wake)
+    update_status = providers.Singleton(UpdateStatus)
+    periodic = providers.Singleton(
+        Periodic,
+        updater,
+        settings.provided.ytdlp_update_interval_seconds,
+        bare_engine.provided.close_breakers,
+        blobs,
+        info,
+        store,
+        confirmations,
+        clock,
+        update_status,
+    )
+    jobs = providers.Singleton(
+        job_types, download, download_inline, periodic, settings.provided.attempt_timeout_seconds
+    )
+    engine = providers.Singleton(_with_jobs, bare_engine, registry, jobs)
+
+    # What the entrypoints use: each depends on `engine`, so the job list is registered first.
+    intake = providers.Singleton(
+        LinkIntake,
+        engine,
+        store,
+        guard,
+        max_queued_per_user=settings.provided.max_queued_per_user,
+        allowed_chat_ids=settings.provided.allowed_chat_ids,
+    )
+    inline_requests = providers.Selector(
+        settings.provided.inline_mode,
+        on=providers.Singleton(
+            InlineRequests, providers.Singleton(InlineLookup, store, services, clock), engine
+        ),
+        off=providers.Object(None),
+    )
+    status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)
+    dispatcher = providers.Singleton(
+        build_dispatcher,
+        intake=intake,
+        confirmations=confirmations,
+        inline=inline_requests,
+        status=status,
+        queue_cap=settings.provided.max_queued_per_user,
+        admin_user_ids=settings.provided.admin_user_ids,
+    )
 
 
 @asynccontextmanager
 async def open_store(settings: Settings) -> AsyncIterator[Store]:
-    """The configured store, opened for as long as the block runs."""
-    container = make_container(settings)
-    store: Store = await container.store()
+    """The configured store, opened for as long as the block runs (the CLI's job tools)."""
+    container = Container(settings=settings)
+    store: Store = await container.store.async_()
     try:
         yield store
     finally:
-        closing = container.shutdown_resources()
-        if closing is not None:
-            await closing
+        await shutdown(container)
+
+
+async def shutdown(container: Container) -> None:
+    """Close what was opened, and only that: resources never resolved were never started."""
+    closing = container.shutdown_resources()
+    if closing is not None:
+        await closing

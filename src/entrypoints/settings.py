@@ -17,6 +17,8 @@ DOWNLOAD_CAP_FACTOR = 4
 _PRIVATE = frozenset({"ytdlp_cookies_file"})
 """Settings shown only as "(masked)": not secrets by type, but nothing an onlooker should read."""
 IdList = Annotated[tuple[int, ...], NoDecode]
+Switch = Literal["on", "off"]
+"""A feature's state as the container's Selectors key it."""
 
 
 class Settings(BaseSettings):
@@ -31,12 +33,14 @@ class Settings(BaseSettings):
         False, description="a local Bot API server: `file://` uploads, 2000 MB limit instead of 50 MB"
     )
     data_dir: Path = Field(Path("./data"), description="SQLite file, blobs, staging, yt-dlp installs")
-    store: Literal["sqlite", "memory", "postgres"] = Field(
+    store: Literal["sqlite", "memory"] = Field(
         "sqlite",
-        description="`sqlite` (one file in the data folder), `postgres` (several processes, see "
-        "Scaling out) or `memory` (nothing survives a restart)",
+        description="`sqlite` (one file in the data folder) or `memory` (nothing survives a restart); "
+        "`postgres` is refused until its adapter lands",
     )
-    database_url: SecretStr | None = Field(None, description="Postgres DSN when the store is `postgres`")
+    database_url: SecretStr | None = Field(
+        None, description="Postgres DSN, for the `postgres` store once it lands (read by nothing yet)"
+    )
     job_concurrency: int = Field(3, ge=1, le=64, description="jobs at once")
     ytdlp_concurrency: int = Field(3, ge=1, le=64, description="yt-dlp processes at once")
     max_attempts: int = Field(
@@ -143,6 +147,20 @@ class Settings(BaseSettings):
     @property
     def sqlite_path(self) -> Path:
         return self.data_dir / "vidrelay.db"
+
+    @property
+    def attempt_timeout_seconds(self) -> float:
+        """A whole attempt: a scrape and a download, each with its own yt-dlp deadline, plus the upload."""
+        return 2 * self.ytdlp_timeout_seconds + 300
+
+    @property
+    def inline_mode(self) -> Switch:
+        """Inline mode needs a chat to upload into: Telegram gives a file_id only for a sent video."""
+        return "on" if self.inline_cache_chat_id is not None else "off"
+
+    @property
+    def ytdlp_updates(self) -> Switch:
+        return "on" if self.ytdlp_update_interval_seconds > 0 else "off"
 
     def masked(self) -> dict[str, str]:
         """Every effective setting as its environment variable, secrets masked."""

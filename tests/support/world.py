@@ -1,24 +1,19 @@
-"""The whole pipeline wired over in-process fakes: memory store, fake chat, scripted yt-dlp, real files."""
+"""The bot's real wiring (the container) over in-process fakes: a memory store, a fake chat, a
+scripted yt-dlp, virtual time; the blob files are real files under the test's directory."""
 
 from __future__ import annotations
 
 import itertools
 from pathlib import Path
 
-from adapters.filesystem.blob_files import LocalBlobFiles
+from dependency_injector import providers
+
 from adapters.memory.store import MemoryStore
-from core.jobs.engine import Engine, EngineConfig
-from core.jobs.registry import JobRegistry
-from core.lifecycle import RetryPolicy
-from core.media.blob_store import BlobStore
-from core.media.info_cache import InfoService
-from core.pipeline.confirm import Confirmations
-from core.pipeline.download import DownloadVideo, PipelineConfig, Services
-from core.pipeline.inline import DownloadInline
-from core.pipeline.intake import IncomingMessage, LinkIntake
-from core.pipeline.jobs import Periodic, job_types
-from core.pipeline.url_guard import UrlGuard
+from core.pipeline.intake import IncomingMessage
 from core.urls import Entity
+from entrypoints.container import Container
+from entrypoints.settings import load_settings
+from ports.media import MediaProbe, MediaProber
 from ports.net import HostResolver
 from tests.support.clock import VirtualClock
 from tests.support.downloader import ScriptedDownloader
@@ -30,6 +25,12 @@ INLINE_CACHE_CHAT = -3003
 USER = 1001
 OTHER_USER = 1002
 
+WORLD_ENV = {
+    "VIDRELAY_INLINE_CACHE_CHAT_ID": str(INLINE_CACHE_CHAT),
+    "VIDRELAY_YTDLP_TIMEOUT_SECONDS": "60",
+    "VIDRELAY_YTDLP_UPDATE_INTERVAL_SECONDS": "0",
+}
+
 
 class FixedResolver(HostResolver):
     def __init__(self) -> None:
@@ -39,47 +40,42 @@ class FixedResolver(HostResolver):
         return self.addresses.get(host, ["93.184.216.34"])
 
 
+class NoProbe(MediaProber):
+    """The scripted downloads are not media files; ffprobe is tested on real clips elsewhere."""
+
+    async def probe(self, path: Path) -> MediaProbe | None:
+        return None
+
+
+def faked_container(clock: VirtualClock, data_dir: Path, **env: str) -> Container:
+    """The container as the bot builds it, with only what we do not own (and the store) faked."""
+    settings = load_settings({"VIDRELAY_DATA_DIR": str(data_dir), "VIDRELAY_STORE": "memory", **env})
+    container = Container(settings=settings)
+    container.override_providers(
+        clock=providers.Object(clock),
+        # Mid-range: a retry waits exactly its nominal delay, whatever the jitter.
+        random=providers.Object(lambda: 0.5),
+        store=providers.Object(MemoryStore()),
+        messenger=providers.Object(FakeMessenger()),
+        downloader=providers.Object(ScriptedDownloader()),
+        prober=providers.Object(NoProbe()),
+        resolver=providers.Object(FixedResolver()),
+    )
+    return container
+
+
 class World:
-    def __init__(self, clock: VirtualClock, data_dir: Path, config: PipelineConfig | None = None) -> None:
+    def __init__(self, clock: VirtualClock, data_dir: Path, **env: str) -> None:
         self.clock = clock
-        self.store = MemoryStore()
-        self.messenger = FakeMessenger()
-        self.downloader = ScriptedDownloader()
-        self.files = LocalBlobFiles(data_dir)
-        self.config = config or PipelineConfig(ytdlp_timeout_seconds=60.0)
-        self.blobs = BlobStore(self.store, self.files, self.store, clock)
-        self.info = InfoService(self.store, self.downloader, clock)
-        registry = JobRegistry()
-        self.engine = Engine(
-            self.store,
-            clock,
-            registry,
-            EngineConfig(concurrency=3, retry=RetryPolicy(base_seconds=1.0, jitter=0.0)),
-            lambda: 0.5,
-            "test",
-        )
-        ids = itertools.count(1)
-        self.services = Services(
-            info=self.info,
-            blobs=self.blobs,
-            downloader=self.downloader,
-            messenger=self.messenger,
-            pending=self.store,
-            handled=self.store,
-            guard=UrlGuard(FixedResolver(), allow_private=False),
-            clock=clock,
-            jobs=self.engine,
-            new_id=lambda: f"p{next(ids)}",
-        )
-        self.download = DownloadVideo(self.services, self.config)
-        self.inline = DownloadInline(self.services, INLINE_CACHE_CHAT, self.config.upload_limit_bytes, 60.0)
-        self.confirmations = Confirmations(self.store, clock, self.engine.wake)
-        periodic = Periodic(
-            None, 0, self.engine.close_breakers, self.blobs, self.info, self.store, self.confirmations, clock
-        )
-        for job_type in job_types(self.download, self.inline, periodic, download_timeout=900.0):
-            registry.register(job_type)
-        self.intake = LinkIntake(self.engine, self.store, self.services.guard, max_queued_per_user=10)
+        self.container = faked_container(clock, data_dir, **{**WORLD_ENV, **env})
+        self.settings = self.container.settings()
+        self.store: MemoryStore = self.container.store()
+        self.messenger: FakeMessenger = self.container.messenger()
+        self.downloader: ScriptedDownloader = self.container.downloader()
+        self.files = self.container.blob_files()
+        self.engine = self.container.engine()
+        self.intake = self.container.intake()
+        self.confirmations = self.container.confirmations()
         self._message_ids = itertools.count(1)
 
     async def post(

@@ -139,7 +139,7 @@ async def test_a_video_too_large_after_download_is_refused_and_its_bytes_kept_fo
     world: World,
 ) -> None:
     world.downloader.serve(URL, video(URL, filesize=None))
-    world.downloader.content["v1"] = b"x" * (world.config.upload_limit_bytes + 1)
+    world.downloader.content["v1"] = b"x" * (world.settings.upload_limit_bytes + 1)
     await world.post(URL)
     await world.idle()
     assert any(t.startswith("😞 Video too large") for t in world.messenger.texts(PRIVATE_CHAT))

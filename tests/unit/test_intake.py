@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.pipeline.intake import IncomingMessage, LinkIntake
+from core.pipeline.intake import IncomingMessage
 from core.urls import Entity
 from tests.support.clock import VirtualClock
 from tests.support.world import PRIVATE_CHAT, USER, World
@@ -40,8 +40,7 @@ async def test_an_edit_runs_only_urls_new_to_the_message(tmp_path: Path, clock: 
 
 
 async def test_the_per_user_cap_stops_intake_with_a_reason(tmp_path: Path, clock: VirtualClock) -> None:
-    world = World(clock, tmp_path)
-    world.intake = LinkIntake(world.engine, world.store, world.services.guard, max_queued_per_user=2)
+    world = World(clock, tmp_path, VIDRELAY_MAX_QUEUED_PER_USER="2")
     report = await world.intake.accept(message("a.example/1 a.example/2 a.example/3"))
     assert report.accepted == ["https://a.example/1", "https://a.example/2"]
     assert report.queue_full
@@ -61,10 +60,7 @@ async def test_refused_urls_are_reported_and_never_queued(tmp_path: Path, clock:
 
 
 async def test_chats_outside_the_allowlist_are_ignored(tmp_path: Path, clock: VirtualClock) -> None:
-    world = World(clock, tmp_path)
-    world.intake = LinkIntake(
-        world.engine, world.store, world.services.guard, max_queued_per_user=10, allowed_chat_ids=[-42]
-    )
+    world = World(clock, tmp_path, VIDRELAY_ALLOWED_CHAT_IDS="-42")
     ignored = await world.intake.accept(message("a.example/1"))
     allowed = await world.intake.accept(message("a.example/1", chat_id=-42))
     assert (ignored.accepted, allowed.accepted) == ([], ["https://a.example/1"])

@@ -37,6 +37,7 @@ def test_lists_are_comma_separated_and_local_mode_raises_the_limit() -> None:
         ("VIDRELAY_JOB_CONCURRENCY", "zero"),
         ("VIDRELAY_JOB_CONCURRENCY", "0"),
         ("VIDRELAY_STORE", "mongodb"),
+        ("VIDRELAY_STORE", "postgres"),  # refused until a Postgres adapter exists
         ("VIDRELAY_ALLOWED_CHAT_IDS", "1,two"),
         ("VIDRELAY_TELEGRAM_API_URL", "ftp://x"),
         ("VIDRELAY_LOG_FORMAT", "xml"),
@@ -54,11 +55,15 @@ def run_cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_a_bad_value_exits_2_with_one_line_and_no_traceback() -> None:
-    result = run_cli("config", VIDRELAY_MAX_ATTEMPTS="-1")
+@pytest.mark.parametrize(
+    ("command", "variable", "value"),
+    [("config", "VIDRELAY_MAX_ATTEMPTS", "-1"), ("run", "VIDRELAY_STORE", "postgres")],
+)
+def test_a_bad_value_exits_2_with_one_line_and_no_traceback(command: str, variable: str, value: str) -> None:
+    result = run_cli(command, **{variable: value, "VIDRELAY_BOT_TOKEN": "123:abc"})
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0
-    assert "VIDRELAY_MAX_ATTEMPTS" in result.stderr
+    assert variable in result.stderr
     assert "Traceback" not in result.stderr
 
 

@@ -17,12 +17,8 @@ from aiogram import Bot, Dispatcher
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
 from aiohttp import web
 
-from adapters.telegram.messenger import TelegramMessenger
-from adapters.telegram.session import make_bot
-from entrypoints.app import Adapters, App, build_app
-from entrypoints.bot.handlers import setup
 from entrypoints.bot.metrics import start_metrics
-from entrypoints.container import Container, make_container
+from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
 from entrypoints.settings import Settings
 
@@ -45,48 +41,24 @@ def run_bot(settings: Settings, *, webhook: bool = False) -> int:
         return EXIT_FATAL
 
 
-async def build(settings: Settings, container: Container, bot: Bot) -> App:
-    files = container.blob_files()
-    await files.clear_staging()
-    adapters = Adapters(
-        store=await container.store(),
-        messenger=TelegramMessenger(bot, settings.telegram_local_mode),
-        downloader=container.downloader(),
-        prober=container.prober(),
-        files=files,
-        resolver=container.resolver(),
-        clock=container.clock(),
-        random=container.random(),
-        updater=container.updater() if settings.ytdlp_update_interval_seconds > 0 else None,
-    )
-    return build_app(settings, adapters)
-
-
 async def serve(settings: Settings, *, webhook: bool = False) -> int:
-    assert settings.bot_token is not None
-    container = make_container(settings)
-    bot = make_bot(
-        settings.bot_token.get_secret_value(), settings.telegram_api_url, settings.telegram_local_mode
-    )
+    container = Container(settings=settings)
     try:
-        app = await build(settings, container, bot)
-        dispatcher = Dispatcher()
-        dispatcher["app"] = app
-        dispatcher.include_router(setup())
-        await app.engine.start()
-        metrics = await start_metrics(app, settings.metrics_port)
+        await container.blob_files().clear_staging()  # a dead process's partial downloads
+        engine = await container.engine.async_()
+        dispatcher = await container.dispatcher.async_()
+        bot = await container.bot.async_()
+        await engine.start()
+        metrics = await start_metrics(await container.status.async_(), settings.metrics_port)
         try:
             return await _receive_updates(settings, dispatcher, bot, webhook)
         finally:
             log.warning("stopping: in-flight jobs may finish for %ss", settings.shutdown_grace_seconds)
-            await app.engine.stop(settings.shutdown_grace_seconds)
+            await engine.stop(settings.shutdown_grace_seconds)
             if metrics is not None:
                 await metrics.cleanup()
     finally:
-        await bot.session.close()
-        closing = container.shutdown_resources()
-        if closing is not None:
-            await closing
+        await shutdown(container)
 
 
 async def _receive_updates(settings: Settings, dispatcher: Dispatcher, bot: Bot, webhook: bool) -> int:

@@ -1,0 +1,34 @@
+"""The Dispatcher and what its handlers may ask for by name (aiogram's workflow data)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from aiogram import Dispatcher
+
+from core.pipeline.confirm import Confirmations
+from core.pipeline.inline_requests import InlineRequests
+from core.pipeline.intake import LinkIntake
+from core.status import StatusQuery
+from entrypoints.bot import handlers
+
+
+def build_dispatcher(
+    *,
+    intake: LinkIntake,
+    confirmations: Confirmations,
+    inline: InlineRequests | None,
+    status: StatusQuery,
+    queue_cap: int,
+    admin_user_ids: Collection[int],
+) -> Dispatcher:
+    dispatcher = Dispatcher(
+        intake=intake,
+        confirmations=confirmations,
+        inline=inline,
+        status=status,
+        queue_cap=queue_cap,
+        admin_user_ids=frozenset(admin_user_ids),
+    )
+    dispatcher.include_router(handlers.setup())
+    return dispatcher

@@ -1,0 +1,44 @@
+"""/start, /help and the admins' /status."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from aiogram import Router
+from aiogram.enums import ChatType
+from aiogram.filters import Command, CommandStart
+from aiogram.types import Message
+
+from core import texts
+from core.status import StatusQuery
+
+
+def setup() -> Router:
+    router = Router(name="commands")
+    router.message.register(on_help, CommandStart())
+    router.message.register(on_help, Command("help"))
+    router.message.register(on_status, Command("status"))
+    return router
+
+
+async def on_help(message: Message) -> None:
+    """Private chats only: in a group the bot posts videos and nothing else."""
+    if message.chat.type == ChatType.PRIVATE:
+        bot_name = (await message.bot.me()).username if message.bot else "bot"
+        await message.answer(texts.HELP.format(bot=bot_name))
+
+
+async def on_status(message: Message, status: StatusQuery, admin_user_ids: Collection[int]) -> None:
+    """Silence for everyone else: the queue's size is the operator's business."""
+    user = message.from_user
+    if user is None or user.id not in admin_user_ids:
+        return
+    now = await status.read()
+    lines: list[tuple[str, object]] = [
+        ("Queue", now.waiting),
+        ("In flight", now.in_flight),
+        ("Failed", now.failed),
+        ("yt-dlp", now.ytdlp_version or "unknown"),
+        ("Last update check", now.last_update_check),
+    ]
+    await message.reply(texts.status(lines))

@@ -1,0 +1,89 @@
+"""Inline mode: `@bot <url>` in any chat. Silent when no cache chat is configured (inline=None)."""
+
+from __future__ import annotations
+
+from aiogram import Router
+from aiogram.types import (
+    ChosenInlineResult,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InlineQuery,
+    InlineQueryResultArticle,
+    InlineQueryResultCachedVideo,
+    InlineQueryResultUnion,
+    InputTextMessageContent,
+)
+
+from core import texts
+from core.pipeline.inline import VARIANTS, CachedVideo, variant_caption
+from core.pipeline.inline_requests import InlineRequests, url_in
+
+CACHED_SECONDS = 60
+PLACEHOLDER_SECONDS = 5
+"""Short: a placeholder stands for a download that may finish any moment and become cached."""
+
+
+def setup() -> Router:
+    router = Router(name="inline")
+    router.inline_query.register(on_inline_query)
+    router.chosen_inline_result.register(on_chosen_inline_result)
+    return router
+
+
+async def on_inline_query(inline_query: InlineQuery, inline: InlineRequests | None) -> None:
+    if inline is None:
+        return
+    url = url_in(inline_query.query)
+    if url is None:
+        await inline_query.answer([], cache_time=PLACEHOLDER_SECONDS, is_personal=True)
+        return
+    cached = await inline.cached(url)
+    if cached is not None:
+        await inline_query.answer(_cached_results(url, cached), cache_time=CACHED_SECONDS, is_personal=True)
+        return
+    await inline_query.answer(_placeholders(url), cache_time=PLACEHOLDER_SECONDS, is_personal=True)
+
+
+async def on_chosen_inline_result(
+    chosen_inline_result: ChosenInlineResult, inline: InlineRequests | None
+) -> None:
+    result = chosen_inline_result
+    if inline is not None:
+        await inline.choose(result.query, result.inline_message_id, result.from_user.id, result.result_id)
+
+
+def _cached_results(url: str, cached: CachedVideo) -> list[InlineQueryResultUnion]:
+    return [
+        InlineQueryResultCachedVideo(
+            id=variant,
+            video_file_id=cached.file_id,
+            title=_variant_title(cached.info.title, variant),
+            caption=variant_caption(cached.info, variant),
+            parse_mode=None,
+            reply_markup=_source_button(url) if variant != "no_source" else None,
+        )
+        for variant in VARIANTS
+    ]
+
+
+def _placeholders(url: str) -> list[InlineQueryResultUnion]:
+    return [
+        InlineQueryResultArticle(
+            id=variant,
+            title=_variant_title("Send this video", variant),
+            description=url,
+            input_message_content=InputTextMessageContent(message_text=f"⏳ Fetching {texts.escape(url)}…"),
+            # A keyboard is what makes Telegram report the inline_message_id we will edit.
+            reply_markup=_source_button(url),
+        )
+        for variant in VARIANTS
+    ]
+
+
+def _variant_title(title: str, variant: str) -> str:
+    suffix = {"full": "", "no_caption": " (no caption)", "no_source": " (no source link)"}[variant]
+    return f"{title}{suffix}"
+
+
+def _source_button(url: str) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(inline_keyboard=[[InlineKeyboardButton(text="🔗 Source", url=url)]])

@@ -1,0 +1,78 @@
+"""A message (or a private edit) with links becomes jobs; the handler returns as soon as they are
+durable, and the workers do the rest."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from aiogram import F, Router
+from aiogram.enums import ChatType
+from aiogram.filters import Command
+from aiogram.types import Message, MessageEntity
+
+from core import texts
+from core.pipeline.intake import IncomingMessage, IntakeReport, LinkIntake
+from core.urls import Entity, extract_urls
+
+log = logging.getLogger("vidrelay.bot")
+
+PRIVATE = ChatType.PRIVATE.value
+
+
+def setup() -> Router:
+    router = Router(name="links")
+    router.message.register(on_verbose, Command("verbose"))
+    router.message.register(on_migration, F.migrate_to_chat_id)
+    router.message.register(on_message, F.text | F.caption)
+    # Groups send edits for reactions and pins too: only a private edit can mean "this link instead".
+    router.edited_message.register(on_message, F.chat.type == PRIVATE, F.text | F.caption)
+    return router
+
+
+def incoming(message: Message, *, verbose: bool = False) -> IncomingMessage:
+    text = message.text if message.text is not None else message.caption
+    entities = message.entities if message.text is not None else message.caption_entities
+    return IncomingMessage(
+        chat_id=message.chat.id,
+        chat_type=str(message.chat.type),
+        message_id=message.message_id,
+        # A channel's post has no sender; the chat stands in for it in the per-user cap.
+        user_id=message.from_user.id if message.from_user else message.chat.id,
+        text=text,
+        entities=_entities(entities),
+        verbose=verbose,
+    )
+
+
+def _entities(entities: Sequence[MessageEntity] | None) -> list[Entity]:
+    return [Entity(str(e.type), e.offset, e.length) for e in entities or ()]
+
+
+async def on_message(message: Message, intake: LinkIntake, queue_cap: int) -> None:
+    """An edit runs only the URLs new to the message: the handled-URL guard remembers the rest."""
+    await _reply_to_report(message, await intake.accept(incoming(message)), queue_cap)
+
+
+async def on_verbose(message: Message, intake: LinkIntake, queue_cap: int) -> None:
+    if message.chat.type != PRIVATE:
+        return
+    if not extract_urls(message.text, _entities(message.entities)):
+        await message.reply(texts.verbose_usage())
+        return
+    await _reply_to_report(message, await intake.accept(incoming(message, verbose=True)), queue_cap)
+
+
+async def on_migration(message: Message) -> None:
+    log.info("group %s migrated to supergroup %s", message.chat.id, message.migrate_to_chat_id)
+
+
+async def _reply_to_report(message: Message, report: IntakeReport, queue_cap: int) -> None:
+    """A full queue is said everywhere (the user must know the link was not taken); refused
+    addresses are explained in private chats and met with silence in groups."""
+    if report.queue_full:
+        await message.reply(texts.queue_full(queue_cap))
+    if message.chat.type != PRIVATE:
+        return
+    for url, why in report.refused:
+        await message.reply(texts.refused_url(url, why))

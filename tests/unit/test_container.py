@@ -1,0 +1,107 @@
+"""The composition root builds the real app: its exact job list, the store the settings choose,
+and a dispatcher whose handlers find every service they ask for."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator
+from pathlib import Path
+
+from aiogram import Router
+from dependency_injector import providers
+
+from adapters.memory.store import MemoryStore
+from adapters.sqlite.store import SqliteStore
+from entrypoints.container import Container, open_store
+from entrypoints.settings import load_settings
+from ports.jobs import NewJob
+from ports.media import UpdateOutcome, Updater
+from tests.support.clock import VirtualClock
+from tests.support.world import faked_container
+
+
+class StaleUpdater(Updater):
+    async def update(self) -> UpdateOutcome:
+        return UpdateOutcome(changed=False, version_before="2026.01.01", version_after="2026.01.01")
+
+    async def current_version(self) -> str | None:
+        return "2026.01.01"
+
+
+def container(tmp_path: Path, clock: VirtualClock, **env: str) -> Container:
+    built = faked_container(clock, tmp_path, **env)
+    built.ytdlp_updater.override(providers.Object(StaleUpdater()))
+    return built
+
+
+def test_the_registered_job_list_is_exact(tmp_path: Path, clock: VirtualClock) -> None:
+    full = container(tmp_path, clock, VIDRELAY_INLINE_CACHE_CHAT_ID="-100")
+    assert full.engine().job_names() == [
+        "download_video",
+        "sweep_blobs",
+        "sweep_caches",
+        "download_inline",
+        "update_ytdlp",
+    ]
+    assert full.inline_requests() is not None
+    bare = container(tmp_path, clock, VIDRELAY_YTDLP_UPDATE_INTERVAL_SECONDS="0")
+    assert bare.engine().job_names() == ["download_video", "sweep_blobs", "sweep_caches"]
+    assert (bare.inline_requests(), bare.updater()) == (None, None)
+
+
+def test_every_service_shares_one_engine_and_one_store(tmp_path: Path, clock: VirtualClock) -> None:
+    built = container(tmp_path, clock)
+    engine, store = built.engine(), built.store()
+    assert built.bare_engine() is engine
+    assert built.services().jobs is engine
+    assert built.services().pending is store
+    assert built.download() is built.download()
+
+
+def _handlers(router: Router) -> Iterator[object]:
+    for observer in router.observers.values():
+        yield from (handler.callback for handler in observer.handlers)
+    for child in router.sub_routers:
+        yield from _handlers(child)
+
+
+def test_handlers_ask_only_for_what_the_dispatcher_provides(tmp_path: Path, clock: VirtualClock) -> None:
+    dispatcher = container(tmp_path, clock, VIDRELAY_INLINE_CACHE_CHAT_ID="-100").dispatcher()
+    provided = set(dispatcher.workflow_data)
+    assert provided == {"intake", "confirmations", "inline", "status", "queue_cap", "admin_user_ids"}
+    asked: set[str] = set()
+    [ours] = dispatcher.sub_routers  # the dispatcher's own update handler takes **kwargs
+    for callback in _handlers(ours):
+        assert callable(callback)
+        _event, *services = inspect.signature(callback).parameters
+        asked |= set(services)
+    assert asked == provided
+
+
+async def test_the_container_opens_the_store_the_settings_choose(tmp_path: Path) -> None:
+    memory_settings = load_settings({"VIDRELAY_STORE": "memory", "VIDRELAY_DATA_DIR": str(tmp_path)})
+    async with open_store(memory_settings) as memory:
+        assert isinstance(memory, MemoryStore)
+    assert not (tmp_path / "vidrelay.db").exists()  # the other branch of the Selector stayed shut
+    sqlite_settings = load_settings({"VIDRELAY_STORE": "sqlite", "VIDRELAY_DATA_DIR": str(tmp_path)})
+    async with open_store(sqlite_settings) as sqlite:
+        assert isinstance(sqlite, SqliteStore)
+        await sqlite.enqueue(NewJob("download_video", {}, 3), 0.0)
+    assert (tmp_path / "vidrelay.db").exists()
+    async with open_store(sqlite_settings) as reopened:
+        assert (await reopened.counts()).waiting == 1
+
+
+async def test_the_bot_process_resolves_through_the_async_store(tmp_path: Path) -> None:
+    settings = load_settings({"VIDRELAY_DATA_DIR": str(tmp_path), "VIDRELAY_BOT_TOKEN": "123:abc"})
+    built = Container(settings=settings)
+    try:
+        engine = await built.engine.async_()
+        dispatcher = await built.dispatcher.async_()
+        assert dispatcher.workflow_data["intake"] is await built.intake.async_()
+        assert isinstance(await built.store.async_(), SqliteStore)
+        assert "update_ytdlp" in engine.job_names()
+    finally:
+        closing = built.shutdown_resources()
+        if closing is not None:
+            await closing
