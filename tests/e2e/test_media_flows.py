@@ -209,7 +209,8 @@ async def test_a_video_too_long_to_fit_at_a_watchable_bitrate_is_refused_before_
     # 1500 s leaves under 250 kbit/s of picture. Only playlists exist: a segment fetch would 404.
     variant = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-PLAYLIST-TYPE:VOD\n"
     variant += "#EXTINF:1.0,\nseg.ts\n" * 1500 + "#EXT-X-ENDLIST\n"
-    master = '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=533000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2"\nv.m3u8\n'
+    codecs = 'CODECS="avc1.4d401e,mp4a.40.2"'
+    master = f"#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=533000,RESOLUTION=640x360,{codecs}\nv.m3u8\n"
     media.site.set_route("/media/long/master.m3u8", Body(master.encode(), "application/vnd.apple.mpegurl"))
     media.site.set_route("/media/long/v.m3u8", Body(variant.encode(), "application/vnd.apple.mpegurl"))
     chat_id, message_id = await post(media, media.site.url("/media/long/master.m3u8"))
