@@ -15,11 +15,14 @@ from dataclasses import dataclass
 
 from ports.media import ToolFailure
 from ports.messenger import MessengerError
+from ports.net import REFUSED_BY
 
 
 class FailureKind(enum.Enum):
     NOT_A_VIDEO = "not_a_video"
     UNAVAILABLE = "unavailable"
+    REFUSED = "refused"
+    """The SSRF guard's proxy refused a request of the run (a redirect, a segment…)."""
     TRANSIENT = "transient"
 
     @property
@@ -72,6 +75,7 @@ _UNAVAILABLE = tuple(
     )
 )
 
+_GUARD_REFUSAL = re.compile(re.escape(REFUSED_BY) + r" \[([^\[\]]*)\]")
 _TAG = re.compile(r"^\s*\[[^\]]+\]\s*")
 _CAUSED_BY = re.compile(r"\s*\(caused by .*\)\s*$", re.IGNORECASE | re.DOTALL)
 _REPORT_HINT = re.compile(r"[;,]?\s*please report this issue on .*$", re.IGNORECASE | re.DOTALL)
@@ -107,6 +111,9 @@ def classify_ytdlp(failure: ToolFailure) -> Verdict:
     reason = user_reason(lines[-1])
     if failure.signal is not None:
         return Verdict(FailureKind.TRANSIENT, reason)
+    refusal = next((m for line in lines if (m := _GUARD_REFUSAL.search(line))), None)
+    if refusal is not None:
+        return Verdict(FailureKind.REFUSED, f"refused: {refusal.group(1)}"[:_MAX_REASON])
     return Verdict(_kind_of(lines), reason)
 
 

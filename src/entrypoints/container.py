@@ -23,6 +23,7 @@ from adapters.clock import SystemClock
 from adapters.ffmpeg.prober import FfprobeProber
 from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
+from adapters.net.forward_proxy import ForwardProxy
 from adapters.net.resolver import SystemResolver
 from adapters.sqlite.store import SqliteStore
 from adapters.telegram.messenger import TelegramMessenger
@@ -44,9 +45,11 @@ from core.pipeline.intake import LinkIntake
 from core.pipeline.jobs import Periodic, UpdateStatus, job_types
 from core.pipeline.url_guard import UrlGuard
 from core.status import StatusQuery
+from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.settings import Settings
 from ports.clock import Clock
+from ports.net import HostResolver
 from ports.store import Store
 
 
@@ -63,6 +66,14 @@ async def _sqlite_store(path: Path, synchronous: str) -> AsyncIterator[Store]:
         yield store
     finally:
         await store.close()
+
+
+async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncIterator[ForwardProxy]:
+    proxy = ForwardProxy(rules, resolver)  # it starts listening with the first yt-dlp run
+    try:
+        yield proxy
+    finally:
+        await proxy.aclose()
 
 
 async def _bot(token: SecretStr | None, api_url: str, local_mode: bool, clock: Clock) -> AsyncIterator[Bot]:
@@ -108,6 +119,17 @@ class Container(containers.DeclarativeContainer):
     )
     blob_files = providers.Singleton(LocalBlobFiles, settings.provided.data_dir)
     locator = providers.Singleton(YtDlpLocator, settings.provided.data_dir)
+    resolver = providers.Singleton(SystemResolver)
+    guard_rules = providers.Singleton(
+        GuardRules,
+        settings.provided.private_url_endpoints,
+        allow_private=settings.provided.allow_private_urls,
+    )
+    egress_proxy = providers.Selector(
+        settings.provided.egress_guard,
+        on=providers.Resource(_egress_proxy, guard_rules, resolver),
+        off=providers.Object(None),
+    )
     downloader = providers.Singleton(
         YtDlpDownloader,
         max_filesize_bytes=settings.provided.upload_limit_bytes,
@@ -115,6 +137,7 @@ class Container(containers.DeclarativeContainer):
         locator=locator,
         warm=settings.provided.ytdlp_warm,
         warm_idle_seconds=settings.provided.ytdlp_warm_idle_seconds,
+        proxy=egress_proxy,
     )
     prober = providers.Singleton(FfprobeProber)
     ytdlp_updater = providers.Singleton(
@@ -126,7 +149,6 @@ class Container(containers.DeclarativeContainer):
     updater = providers.Selector(
         settings.provided.ytdlp_updates, on=ytdlp_updater, off=providers.Object(None)
     )
-    resolver = providers.Singleton(SystemResolver)
     bot = providers.Resource(
         _bot,
         settings.provided.bot_token,
@@ -160,7 +182,7 @@ class Container(containers.DeclarativeContainer):
         BlobStore, store, blob_files, store, clock, prober, max_bytes=settings.provided.max_blob_bytes
     )
     info = providers.Singleton(InfoService, store, downloader, clock)
-    guard = providers.Singleton(UrlGuard, resolver, settings.provided.allow_private_urls)
+    guard = providers.Singleton(UrlGuard, resolver, guard_rules)
     services = providers.Singleton(
         Services,
         info=info,

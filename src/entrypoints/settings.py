@@ -12,11 +12,14 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from core.url_policy import Endpoint
+
 PREFIX = "VIDRELAY_"
 DOWNLOAD_CAP_FACTOR = 4
 _PRIVATE = frozenset({"ytdlp_cookies_file"})
 """Settings shown only as "(masked)": not secrets by type, but nothing an onlooker should read."""
 IdList = Annotated[tuple[int, ...], NoDecode]
+HostPorts = Annotated[tuple[str, ...], NoDecode]
 Switch = Literal["on", "off"]
 """A feature's state as the container's Selectors key it."""
 
@@ -86,7 +89,14 @@ class Settings(BaseSettings):
     confirm_longer_than_seconds: float = Field(
         1200.0, ge=0, description="videos longer than this ask for a confirmation in groups"
     )
-    allow_private_urls: bool = Field(False, description="SSRF guard off (tests, demo)")
+    allow_private_urls: bool = Field(
+        False, description="SSRF guard off: any address, for the link and every request made for it"
+    )
+    private_url_allowlist: HostPorts = Field(
+        (),
+        description="comma-separated `host:port` the SSRF guard lets through though private "
+        "(tests, the demo), matched as the request names the host",
+    )
     allowed_chat_ids: IdList = Field(
         (), description="comma-separated chat ids the bot serves; empty = everyone"
     )
@@ -128,6 +138,15 @@ class Settings(BaseSettings):
             raise ValueError("the cookies file is missing, not a file, or not readable")
         return value
 
+    @field_validator("private_url_allowlist", mode="before")
+    @classmethod
+    def _split_host_ports(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [part for part in value.replace(" ", "").split(",") if part]
+        if isinstance(value, list | tuple):
+            return tuple(_host_port(str(part)) for part in value)
+        return value
+
     @field_validator("telegram_api_url")
     @classmethod
     def _api_url(cls, value: str) -> str:
@@ -145,6 +164,10 @@ class Settings(BaseSettings):
         return self.max_download_bytes or DOWNLOAD_CAP_FACTOR * self.upload_limit_bytes
 
     @property
+    def private_url_endpoints(self) -> tuple[Endpoint, ...]:
+        return tuple(Endpoint.parse(entry) for entry in self.private_url_allowlist)
+
+    @property
     def sqlite_path(self) -> Path:
         return self.data_dir / "vidrelay.db"
 
@@ -157,6 +180,12 @@ class Settings(BaseSettings):
     def inline_mode(self) -> Switch:
         """Inline mode needs a chat to upload into: Telegram gives a file_id only for a sent video."""
         return "on" if self.inline_cache_chat_id is not None else "off"
+
+    @property
+    def egress_guard(self) -> Switch:
+        """The guard's proxy between the tools and the network; with the guard off it is not started
+        at all (nothing to check), so yt-dlp and ffmpeg connect directly."""
+        return "off" if self.allow_private_urls else "on"
 
     @property
     def ytdlp_updates(self) -> Switch:
@@ -177,6 +206,12 @@ def _is_readable_file(path: Path) -> bool:
     except OSError:
         return False
     return path.is_file()
+
+
+def _host_port(entry: str) -> str:
+    endpoint = Endpoint.parse(entry)
+    host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
+    return f"{host}:{endpoint.port}"
 
 
 def _show(value: object) -> str:

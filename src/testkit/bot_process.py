@@ -7,24 +7,35 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from testkit.loopback import HOST, LoopbackServer
 from testkit.telegram import FakeBotApi
 
 _START_TIMEOUT_SECONDS = 30.0
 
 
-def bot_environment(api: FakeBotApi, data_dir: Path, **overrides: str) -> dict[str, str]:
-    """A clean VIDRELAY_* environment for a bot that talks only to `api` and loopback sites."""
+def bot_environment(
+    api: FakeBotApi, data_dir: Path, *, sites: Sequence[LoopbackServer] = (), **overrides: str
+) -> dict[str, str]:
+    """A clean VIDRELAY_* environment for a bot that talks only to `api` and loopback sites.
+
+    With `sites`, the SSRF guard stays on and lets exactly those ports of 127.0.0.1 through, as a
+    real deployment's would; without, the guard is off."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("VIDRELAY_")}
+    guard = (
+        {"VIDRELAY_PRIVATE_URL_ALLOWLIST": ",".join(f"{HOST}:{site.port}" for site in sites)}
+        if sites
+        else {"VIDRELAY_ALLOW_PRIVATE_URLS": "true"}
+    )
     env.update(
         {
             "VIDRELAY_BOT_TOKEN": api.token,
             "VIDRELAY_TELEGRAM_API_URL": api.base_url,
             "VIDRELAY_DATA_DIR": str(data_dir),
             "VIDRELAY_STORE": "sqlite",
-            "VIDRELAY_ALLOW_PRIVATE_URLS": "true",
+            **guard,
             "VIDRELAY_YTDLP_UPDATE_INTERVAL_SECONDS": "0",
             "VIDRELAY_RETRY_BASE_SECONDS": "0.2",
             "VIDRELAY_YTDLP_TIMEOUT_SECONDS": "60",

@@ -51,7 +51,8 @@ class Stack:
         """Another bot process on the same data folder (a restart), with these settings changed."""
         n = next(_ids)
         self.bot = BotProcess(
-            bot_environment(self.api, self.root / "data", **env), self.root / f"bot-{n}.log"
+            bot_environment(self.api, self.root / "data", sites=[self.site], **env),
+            self.root / f"bot-{n}.log",
         )
         return self.bot
 

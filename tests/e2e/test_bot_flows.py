@@ -7,8 +7,17 @@ import asyncio
 import pytest
 
 from testkit.telegram import Chat
-from testkit.video_site import Body, FailThen, Stall
-from tests.e2e.conftest import ADMIN, INLINE_CACHE, WAIT_SECONDS, Stack, new_group, new_user, sha256_of
+from testkit.video_site import Body, FailThen, Redirect, Stall, VideoServer
+from tests.e2e.conftest import (
+    ADMIN,
+    CLIPS_DIR,
+    INLINE_CACHE,
+    WAIT_SECONDS,
+    Stack,
+    new_group,
+    new_user,
+    sha256_of,
+)
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
@@ -267,3 +276,22 @@ async def test_inline_mode_swaps_a_placeholder_for_the_video_then_answers_from_c
     cached = await shared.api.wait_for(lambda: shared.api.inline_answer(again), timeout=WAIT_SECONDS)
     assert {r["type"] for r in cached.results} == {"video"}
     assert {r["video_file_id"] for r in cached.results} == {edit.file.file_id}
+
+
+async def test_a_redirect_or_hls_segments_to_a_port_off_the_allowlist_fail_with_the_reason(
+    shared: Stack,
+) -> None:
+    """The bot's guard lets exactly the site's port through: what leads elsewhere on 127.0.0.1 —
+    a page that redirects there, a playlist whose segments live there — reaches nothing there."""
+    async with VideoServer(CLIPS_DIR) as elsewhere:
+        await elsewhere.add_hls("/e2e/guard")  # there to be fetched, were a request to get through
+        shared.site.set_route("/e2e/guard/watch", Redirect(elsewhere.url("/clips/short.mp4")))
+        await shared.site.add_hls("/e2e/guard", segments_base=elsewhere.base_url)
+        for path in ("/e2e/guard/watch", "/e2e/guard/index.m3u8"):
+            user = new_user()
+            message_id = shared.api.send_text(Chat.private(user), user, shared.site.url(path))
+            log = await shared.log_until(user.id, message_id, lambda t: "💥" in t)
+            assert "refused: the link leads to a private address (127.0.0.1)" in (log.text or "")
+            assert "retrying" not in (log.text or "")  # a refusal is final: one attempt
+            assert shared.site.hits(path) >= 1
+        assert elsewhere.requests == []

@@ -135,7 +135,7 @@ async def test_a_link_that_kills_the_bot_every_time_gives_up_after_3_attempts(fr
 
 async def test_a_private_address_is_refused_before_any_request_reaches_it(fresh: Stack) -> None:
     await fresh.bot.terminate()
-    await fresh.new_bot(VIDRELAY_ALLOW_PRIVATE_URLS="false").start(fresh.api)
+    await fresh.new_bot(VIDRELAY_PRIVATE_URL_ALLOWLIST="").start(fresh.api)
     user, group = new_user(), Chat.supergroup(-100777, "Quiet group")
     url = fresh.site.url("/clips/short.mp4")
     message_id = fresh.api.send_text(Chat.private(user), user, url)

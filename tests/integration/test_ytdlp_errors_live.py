@@ -3,7 +3,13 @@
 Scrape cases with an http URL and no extra options go through the adapter (YtDlpDownloader), so
 the classes of a 404, 403, 410 and 503 page, a page without video and a refused connection are
 asserted end to end; the rest run yt-dlp with the options they were captured with. The class must
-hold with any yt-dlp; the exact line is also compared when the yt-dlp is the one that printed it.
+hold with any yt-dlp; the exact line is also compared when the yt-dlp is the one that printed it
+(the last ERROR line, or any of them for a case marked `not_last`).
+
+Cases marked `proxy` run behind the SSRF guard's proxy, which allows the site's port and nothing
+else; `private:<path>` is a path on a second server it refuses ({private_port} in the line), and
+`/guard/...` are routes that lead there (a redirect, an HLS playlist whose segments live there).
+A `fetch` case downloads straight from its URL (an HLS playlist) instead of from an entry.
 
 All cases run once, four at a time, on their own event loop (a yt-dlp start costs about a second
 of CPU); each case is then asserted by its own test.
@@ -23,12 +29,14 @@ import pytest
 import yt_dlp.version
 from returns.result import Failure
 
+from adapters.net.forward_proxy import ForwardProxy
 from adapters.process import ChildProcesses
 from adapters.ytdlp import YtDlpDownloader
 from core.classify import FailureKind, classify_ytdlp, error_lines
+from core.url_policy import Endpoint, GuardRules
 from ports.media import ToolFailure
 from testkit.loopback import free_port
-from testkit.video_site import VideoServer
+from testkit.video_site import Redirect, VideoServer
 
 from .conftest import CLIPS_DIR, CLOUD_LIMIT, direct_entry
 
@@ -46,11 +54,22 @@ class Replay:
     expected_line: str
 
 
+@dataclass(frozen=True)
+class Sites:
+    server: VideoServer
+    private: VideoServer
+    proxy_url: str
+
+    def url(self, target: str) -> str:
+        if target.startswith("private:"):
+            return self.private.url(target.removeprefix("private:"))
+        return self.server.url(target) if target.startswith("/") else target
+
+
 def _key(case: dict[str, Any]) -> str:
     scenario = case["scenario"]
-    return (
-        f"{'scrape' if 'scrape' in scenario else 'download'}:{scenario.get('scrape') or scenario['download']}"
-    )
+    verb = next(v for v in ("scrape", "download", "fetch") if v in scenario)
+    return f"{verb}:{scenario[verb]}:{' '.join(scenario.get('args', []))}"
 
 
 async def _raw_ytdlp(args: list[str]) -> ToolFailure | None:
@@ -64,24 +83,39 @@ async def _raw_ytdlp(args: list[str]) -> ToolFailure | None:
     return None if exit_.ok else ToolFailure(exit_.stderr_tail, exit_.exit_code, exit_.signal)
 
 
-async def _replay(case: dict[str, Any], server: VideoServer, ytdlp: YtDlpDownloader, work: Path) -> Replay:
+async def _replay(case: dict[str, Any], sites: Sites, ytdlp: YtDlpDownloader, work: Path) -> Replay:
     scenario = case["scenario"]
     closed_port = free_port()
     extra: list[str] = scenario.get("args", [])
-    expected = case["line"].replace("{port}", str(server.port)).replace("{closed_port}", str(closed_port))
+    if scenario.get("proxy"):
+        extra = ["--proxy", sites.proxy_url, *extra]
+    expected = (
+        case["line"]
+        .replace("{port}", str(sites.server.port))
+        .replace("{closed_port}", str(closed_port))
+        .replace("{private_port}", str(sites.private.port))
+    )
+    folder = Path(tempfile.mkdtemp(dir=work))
     if "scrape" in scenario:
         target = scenario["scrape"]
-        url = f"http://127.0.0.1:{closed_port}/video.mp4" if target == "closed-port" else target
-        url = server.url(url) if url.startswith("/") else url
+        url = sites.url(f"http://127.0.0.1:{closed_port}/video.mp4" if target == "closed-port" else target)
         if not extra and url.startswith("http://127.0.0.1"):
             result = await ytdlp.scrape(url, timeout=60)
             return Replay(result.failure() if isinstance(result, Failure) else None, expected)
         return Replay(await _raw_ytdlp([*extra, "--dump-json", "--", url]), expected)
-    folder = Path(tempfile.mkdtemp(dir=work))
+    output = ["-P", str(folder), "-o", "%(id)s.%(ext)s"]
+    if "fetch" in scenario:
+        return Replay(await _raw_ytdlp([*extra, *output, "--", sites.url(scenario["fetch"])]), expected)
     info = folder / "info.json"
-    info.write_text(json.dumps(direct_entry(server.url(scenario["download"]), "clip")))
-    args = [*extra, "--load-info-json", str(info), "-P", str(folder), "-o", "%(id)s.%(ext)s"]
-    return Replay(await _raw_ytdlp(args), expected)
+    info.write_text(json.dumps(direct_entry(sites.url(scenario["download"]), "clip")))
+    return Replay(await _raw_ytdlp([*extra, "--load-info-json", str(info), *output]), expected)
+
+
+async def _guard_routes(server: VideoServer, private: VideoServer) -> None:
+    server.set_route("/guard/redirect", Redirect(private.url("/clips/short.mp4")))
+    server.set_route("/guard/redirect-https", Redirect(f"https://127.0.0.1:{private.port}/clips/short.mp4"))
+    await server.add_hls("/guard/hls", segments_base=private.base_url)
+    await private.add_hls("/guard/hls")
 
 
 async def _replay_all(work: Path) -> dict[str, Replay]:
@@ -90,10 +124,15 @@ async def _replay_all(work: Path) -> dict[str, Replay]:
 
     async def one(case: dict[str, Any]) -> Replay:
         async with slots:
-            return await _replay(case, server, ytdlp, work)
+            return await _replay(case, sites, ytdlp, work)
 
-    async with VideoServer(CLIPS_DIR) as server:
+    async with VideoServer(CLIPS_DIR) as server, VideoServer(CLIPS_DIR) as private:
+        await _guard_routes(server, private)
+        proxy = ForwardProxy(GuardRules([Endpoint("127.0.0.1", server.port)]))
+        sites = Sites(server, private, (await proxy.session()).url)
         replays = await asyncio.gather(*(one(case) for case in CAPTURED))
+        await proxy.aclose()
+        assert private.requests == [], "a request got past the guard's proxy"
     await ytdlp.shutdown()
     return {_key(case): replay for case, replay in zip(CAPTURED, replays, strict=True)}
 
@@ -113,4 +152,7 @@ def test_a_captured_failure_still_fails_the_same_way(
     assert classify_ytdlp(failure).kind is FailureKind(case["kind"]), failure.stderr_tail
     if yt_dlp.version.__version__ == _DATA["yt_dlp_version"]:
         expected = " ".join(error_lines(replay.expected_line + "\n"))
-        assert error_lines(failure.stderr_tail)[-1] == expected, failure.stderr_tail
+        printed = error_lines(failure.stderr_tail)
+        assert expected in (printed if case["scenario"].get("not_last") else printed[-1:]), (
+            failure.stderr_tail
+        )

@@ -153,3 +153,28 @@ def test_classify_never_raises_on_arbitrary_output(
 def test_classify_never_raises_on_error_shaped_noise(parts: list[str]) -> None:
     verdict = classify_ytdlp(_failure("".join(parts)))
     assert verdict.reason
+
+
+REFUSED_CASES = [c for c in CASES if c["kind"] == "refused"]
+
+
+@pytest.mark.parametrize("case", REFUSED_CASES, ids=_id)
+def test_a_guard_refusal_fails_for_good_and_says_where_the_link_led(case: dict[str, Any]) -> None:
+    verdict = classify_ytdlp(_failure(_line(case) + "\n"))
+    assert verdict == Verdict(FailureKind.REFUSED, "refused: the link leads to a private address (127.0.0.1)")
+    assert verdict.kind.permanent
+
+
+def test_the_refusal_the_downloader_adds_after_a_hidden_403_decides() -> None:
+    stderr = (
+        "ERROR: The downloaded file is empty\n"
+        "ERROR: Refused by vidrelay [the link leads to a private address (10.0.0.5)]\n"
+    )
+    assert classify_ytdlp(_failure(stderr)) == Verdict(
+        FailureKind.REFUSED, "refused: the link leads to a private address (10.0.0.5)"
+    )
+
+
+def test_a_killed_run_is_transient_even_when_something_was_refused() -> None:
+    stderr = "ERROR: Refused by vidrelay [the link leads to a private address (10.0.0.5)]\n"
+    assert classify_ytdlp(_failure(stderr, exit_code=None, signal=9)).kind is FailureKind.TRANSIENT

@@ -9,10 +9,12 @@ from pathlib import Path
 
 from aiogram import Router
 from dependency_injector import providers
+from returns.result import Failure, Success
 
 from adapters.memory.store import MemoryStore
+from adapters.net.forward_proxy import ForwardProxy
 from adapters.sqlite.store import SqliteStore
-from entrypoints.container import Container, open_store
+from entrypoints.container import Container, open_store, shutdown
 from entrypoints.settings import load_settings
 from ports.jobs import NewJob
 from ports.media import UpdateOutcome, Updater
@@ -105,3 +107,32 @@ async def test_the_bot_process_resolves_through_the_async_store(tmp_path: Path) 
         closing = built.shutdown_resources()
         if closing is not None:
             await closing
+
+
+async def test_the_tools_go_through_the_guards_proxy_which_stops_with_the_container(tmp_path: Path) -> None:
+    settings = load_settings(
+        {"VIDRELAY_DATA_DIR": str(tmp_path), "VIDRELAY_PRIVATE_URL_ALLOWLIST": "127.0.0.1:8080"}
+    )
+    built = Container(settings=settings)
+    proxy = await built.egress_proxy.async_()
+    assert isinstance(proxy, ForwardProxy)
+    assert (await built.downloader.async_()).proxy is proxy
+    await proxy.session()  # the first yt-dlp run starts it
+    assert proxy.listening
+    await shutdown(built)
+    assert not proxy.listening
+
+
+async def test_the_link_check_honours_the_allowlist_on_its_port(tmp_path: Path) -> None:
+    settings = load_settings({"VIDRELAY_PRIVATE_URL_ALLOWLIST": "127.0.0.1:8080"})
+    guard = Container(settings=settings).guard()
+    assert await guard.check("http://127.0.0.1:8080/v.mp4") == Success(None)
+    assert await guard.check("http://127.0.0.1:8081/v.mp4") == Failure(
+        "the link leads to a private address (127.0.0.1)"
+    )
+
+
+def test_with_the_guard_off_there_is_no_proxy_and_every_address_passes(tmp_path: Path) -> None:
+    built = Container(settings=load_settings({"VIDRELAY_ALLOW_PRIVATE_URLS": "true"}))
+    assert built.egress_proxy() is None
+    assert built.guard_rules().check("10.0.0.5", 80, ["10.0.0.5"]) == Success(None)

@@ -15,6 +15,10 @@ A cookies file (Netscape cookies.txt) is handed to each run as a private copy, b
 writes its cookie jar back into the file it was given; with cookies configured, the cookies
 yt-dlp puts into its entry JSON are stripped before the entry is kept anywhere.
 
+With a `proxy` (the SSRF guard's), every run goes through it with credentials of its own
+(`egress`): each redirect, fragment and thumbnail is checked, and a run the proxy refused
+something to fails with the refusal as its reason.
+
 With `warm=True` (the default) scrapes and downloads are forked from a pre-warmed yt-dlp server
 (`forkserver`) instead of starting Python and yt-dlp from scratch; any trouble with it falls back
 to the plain process. `version()` always starts a plain one (it needs no warm server).
@@ -33,12 +37,14 @@ from returns.result import Failure, Result, Success
 
 from adapters.process import ChildProcesses, Exit
 from adapters.ytdlp.cookies import CookieJarCopies, without_cookies
+from adapters.ytdlp.egress import guarded_run
 from adapters.ytdlp.entries import SAFE_FORMAT_ID, parse_entries
 from adapters.ytdlp.forkserver import ForkServers
 from adapters.ytdlp.locator import Locator, YtDlpLocator
 from adapters.ytdlp.oversize import Oversize, folder_bytes
 from adapters.ytdlp.progress import TEMPLATE, is_progress_line, parse_progress
 from ports.media import Downloader, OutputSink, ProgressSink, ToolFailure, VideoInfo
+from ports.net import EgressProxy
 
 log = logging.getLogger(__name__)
 
@@ -73,10 +79,12 @@ class YtDlpDownloader(Downloader):
         kill_grace_seconds: float = 2.0,
         warm: bool = True,
         warm_idle_seconds: float = 120.0,
+        proxy: EgressProxy | None = None,
     ) -> None:
         """`max_filesize_bytes`: the upload limit the format choice aims under; `max_download_bytes`:
         nothing bigger is fetched. `warm`: fork runs from a pre-warmed yt-dlp server, which exits
-        after `warm_idle_seconds` without a run."""
+        after `warm_idle_seconds` without a run. `proxy`: the SSRF guard every request of a run
+        goes through (None: none)."""
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self._max_filesize = max_filesize_bytes
@@ -86,6 +94,11 @@ class YtDlpDownloader(Downloader):
         self._locator = locator if locator is not None else YtDlpLocator()
         self._children = ChildProcesses(kill_grace_seconds)
         self._forkservers = ForkServers(idle_timeout=warm_idle_seconds) if warm else None
+        self._proxy = proxy
+
+    @property
+    def proxy(self) -> EgressProxy | None:
+        return self._proxy
 
     @property
     def live_pids(self) -> list[int]:
@@ -236,14 +249,16 @@ class YtDlpDownloader(Downloader):
                 return Exit(None, None, "", aborted=True)
             # Resolved at spawn time, after the wait for a slot: an update made meanwhile is used.
             command = self._locator.command()
-            return await self._children.run(
-                (*command.argv, *args),
-                env=command.env,
-                timeout=timeout,
-                on_stdout=on_stdout,
-                on_stderr=on_stderr,
-                spawn=self._forkservers.spawn if self._forkservers is not None else None,
-            )
+            async with guarded_run(self._proxy) as guard:
+                outcome = await self._children.run(
+                    (*command.argv, *guard.args, *args),
+                    env=guard.environment(command.env),
+                    timeout=timeout,
+                    on_stdout=guard.sink(on_stdout),
+                    on_stderr=guard.sink(on_stderr),
+                    spawn=self._forkservers.spawn if self._forkservers is not None else None,
+                )
+                return guard.outcome(outcome)
 
 
 class _NoCookies:

@@ -1,23 +1,24 @@
-"""The SSRF guard: decided before any request for a user's link leaves the process."""
+"""The SSRF guard on the user's link: decided before the job is queued and again before it runs.
+Every request the tools then make for it is checked by the guard's proxy, by the same rules."""
 
 from __future__ import annotations
 
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
-from core.url_policy import check_addresses, check_scheme
-from ports.net import HostResolver
+from core.url_policy import url_endpoint
+from ports.net import EgressPolicy, HostResolver
 
 
 class UrlGuard:
-    def __init__(self, resolver: HostResolver, allow_private: bool) -> None:
+    def __init__(self, resolver: HostResolver, policy: EgressPolicy) -> None:
         self._resolver = resolver
-        self._allow_private = allow_private
+        self._policy = policy
 
     async def check(self, url: str) -> Result[None, str]:
         """Success when the bot may fetch `url`; otherwise why not, in words for the user."""
-        scheme = check_scheme(url)
-        if isinstance(scheme, Failure):
-            return Failure(scheme.failure())
-        if self._allow_private:
-            return Success(None)
-        return check_addresses(await self._resolver.resolve(scheme.unwrap()))
+        target = url_endpoint(url)
+        if isinstance(target, Failure):
+            return Failure(target.failure())
+        endpoint = target.unwrap()
+        addresses = await self._resolver.resolve(endpoint.host)
+        return self._policy.check(endpoint.host, endpoint.port, addresses)

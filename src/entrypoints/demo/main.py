@@ -17,7 +17,7 @@ from pathlib import Path
 
 from testkit.bot_process import BotProcess, bot_environment
 from testkit.telegram import Chat, FakeBotApi, StoredMessage, User, VideoRecord
-from testkit.video_site import Body, FailThen, VideoServer
+from testkit.video_site import Body, FailThen, Redirect, VideoServer
 
 STEP_TIMEOUT_SECONDS = 45.0
 ALICE = User(1001, "Alice", username="alice")
@@ -49,14 +49,20 @@ async def _demo(out: Callable[[str], None]) -> int:
     out("vidrelay demo — a fake Telegram, a local video site and the real yt-dlp, all on 127.0.0.1\n")
     with tempfile.TemporaryDirectory(prefix="vidrelay-demo-") as tmp:
         root = Path(tmp)
-        async with VideoServer(_clips_cache()) as site, FakeBotApi() as api:
+        clips = _clips_cache()
+        async with VideoServer(clips) as site, VideoServer(clips) as internal, FakeBotApi() as api:
             site.set_route("/flaky.mp4", FailThen(503, 1, Body(site.clip("short").read_bytes(), "video/mp4")))
-            bot = BotProcess(bot_environment(api, root / "data"), root / "bot.log")
+            site.set_route("/pages/sneaky.html", Redirect(internal.url("/clips/short.mp4")))
+            # The SSRF guard stays on: only the video site's port passes (VIDRELAY_PRIVATE_URL_ALLOWLIST).
+            bot = BotProcess(bot_environment(api, root / "data", sites=[site]), root / "bot.log")
             transcript.line("starting the bot (vidrelay run) on a fresh SQLite store…")
             await bot.start(api)
-            transcript.line("the bot is polling the fake Bot API")
+            transcript.line(
+                f"the bot is polling the fake Bot API; its SSRF guard lets only {site.base_url} through"
+            )
             try:
                 outcomes = await _script(api, site, transcript)
+                outcomes.append(await _guarded(api, site, internal, transcript))
             finally:
                 code = await bot.terminate()
                 transcript.heading("stop")
@@ -106,6 +112,16 @@ async def _script(api: FakeBotApi, site: VideoServer, t: Transcript) -> list[boo
     t.line(f"   progress messages in the group: {len(texts)}")
     outcomes.append(video is not None and not texts)
     return outcomes
+
+
+async def _guarded(api: FakeBotApi, site: VideoServer, internal: VideoServer, t: Transcript) -> bool:
+    t.heading("6. A page that redirects to an internal address: refused, nothing reaches it")
+    private = Chat.private(ALICE)
+    message_id = _say(api, t, private, ALICE, site.url("/pages/sneaky.html"))
+    log = await _log_reply(api, private.id, message_id, lambda m: "💥" in (m.text or ""))
+    _show_log(t, log)
+    t.line(f"   the internal server ({internal.base_url}) saw {len(internal.requests)} request(s)")
+    return log is not None and "refused" in (log.text or "") and not internal.requests
 
 
 def _say(api: FakeBotApi, t: Transcript, chat: Chat, user: User, text: str) -> int:

@@ -13,18 +13,23 @@ handling is exercised against what Telegram actually says.
 
 Faults: `fail_next(method, code=429, retry_after=1, times=2)`; a "user" deleting a message:
 `delete_message(chat_id, message_id)`; a blocked chat: `block_chat(chat_id)`; an expired file_id:
-`forget_file(file_id)`. Every call is recorded (`calls`), with query helpers for messages and their
-edit history, videos, reactions, callback and inline answers and media edits.
+`forget_file(file_id)`. Telegram's flood limits (one message a second per chat with short
+bursts, 20 a minute per group, 30 a second overall, then 429 "Too Many Requests: retry after N"):
+`FakeBotApi(flood_limits=FloodLimits())`, off by default. Every call is recorded (`calls`), with
+query helpers for messages and their edit history, videos, reactions, callback and inline answers
+and media edits.
 
 Where things are: `driver` (what tests do) and `inspection` (what they read) on top of `server`
 (HTTP); `methods/` holds the Bot API methods by group over the `world` they share; `html` and
-`entities` derive text entities as Telegram does; `errors` holds Telegram's wordings.
+`entities` derive text entities as Telegram does; `errors` holds Telegram's wordings; `flood`
+enforces the flood limits.
 """
 
 from testkit.telegram.driver import FakeBotApi
 from testkit.telegram.entities import find_entities
 from testkit.telegram.errors import NOT_MODIFIED, QUERY_TOO_OLD, WRONG_FILE_ID, ApiError
 from testkit.telegram.files import FileRecord
+from testkit.telegram.flood import FloodLimits
 from testkit.telegram.html import parse_html
 from testkit.telegram.jpeg import Thumbnail
 from testkit.telegram.messages import StoredMessage, Version
@@ -50,6 +55,7 @@ __all__ = [
     "Chat",
     "FakeBotApi",
     "FileRecord",
+    "FloodLimits",
     "InlineAnswer",
     "MediaEdit",
     "ReactionRecord",

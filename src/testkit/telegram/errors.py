@@ -77,6 +77,10 @@ def query_too_old() -> ApiError:
     return ApiError(400, QUERY_TOO_OLD)
 
 
+def too_many_requests(retry_after: int) -> ApiError:
+    return ApiError(429, f"Too Many Requests: retry after {retry_after}", retry_after=retry_after)
+
+
 def unauthorized() -> ApiError:
     return ApiError(401, "Unauthorized")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from testkit.telegram.errors import DEFAULT_DESCRIPTIONS, ApiError
+from testkit.telegram.errors import DEFAULT_DESCRIPTIONS, ApiError, too_many_requests
 
 
 @dataclass(slots=True)
@@ -35,7 +35,7 @@ class Faults:
             retry_after = 1
         if description is None:
             if code == 429:
-                description = f"Too Many Requests: retry after {retry_after}"
+                description = too_many_requests(retry_after or 1).description
             else:
                 description = DEFAULT_DESCRIPTIONS.get(code, "Internal Server Error")
         self._pending.append(_Fault(method.lower(), code, description, retry_after, chat_id, times))

@@ -33,6 +33,11 @@ class InspectableBotApi(BotApiServer):
     def calls_of(self, method: str) -> list[CallRecord]:
         return [c for c in self._world.journal.calls if c.method.lower() == method.lower()]
 
+    @property
+    def too_many_requests(self) -> list[CallRecord]:
+        """Every call answered 429 (by the flood limits or by `fail_next`)."""
+        return [c for c in self._world.journal.calls if c.error_code == 429]
+
     def messages(
         self, chat_id: int, *, from_bot: bool | None = True, include_deleted: bool = False
     ) -> list[StoredMessage]:

@@ -14,6 +14,7 @@ from testkit.telegram.bodies import Upload, read_params
 from testkit.telegram.call import Call, Method
 from testkit.telegram.changes import Changes
 from testkit.telegram.errors import ApiError, not_found, unauthorized
+from testkit.telegram.flood import FloodLimits
 from testkit.telegram.limits import CLOUD_UPLOAD_LIMIT, LOCAL_UPLOAD_LIMIT
 from testkit.telegram.methods import method_table
 from testkit.telegram.params import Params
@@ -34,16 +35,23 @@ class BotApiServer(LoopbackServer):
         local_mode: bool = False,
         upload_limit: int | None = None,
         keep_uploads: Path | None = None,
+        flood_limits: FloodLimits | None = None,
     ) -> None:
         """`local_mode`: a local Bot API server, which also takes videos by path, up to 2 GB.
         `keep_uploads`: a folder where every uploaded file is kept, named by its sha256, for the
-        tests to look inside (`uploaded_file`)."""
+        tests to look inside (`uploaded_file`). `flood_limits`: answer 429 beyond Telegram's flood
+        limits (off by default; see `flood`)."""
         super().__init__()
         self.token = token
         bot = User(int(token.split(":", 1)[0]), bot_name, username=bot_username, is_bot=True)
         limit = upload_limit or (LOCAL_UPLOAD_LIMIT if local_mode else CLOUD_UPLOAD_LIMIT)
         self._world = World(
-            bot, local_mode=local_mode, upload_limit=limit, changes=Changes(), stopping=self._stopping
+            bot,
+            local_mode=local_mode,
+            upload_limit=limit,
+            changes=Changes(),
+            stopping=self._stopping,
+            flood_limits=flood_limits,
         )
         self._methods = method_table()
         self._keep = keep_uploads
@@ -72,7 +80,7 @@ class BotApiServer(LoopbackServer):
         return super().base_url
 
     def reset(self) -> None:
-        """Forget every chat, message, file, update, fault and record."""
+        """Forget every chat, message, file, update, fault, record and flood count."""
         self._world.clear()
         self._world.changes.notify()
 
@@ -104,13 +112,23 @@ class BotApiServer(LoopbackServer):
                 chat_id = params.integer("chat_id")
             canonical, method = self._route(request.match_info["token"], name, chat_id)
             call = Call(canonical, params, uploads)
-            result = await method(self._world, call)
+            result = await self._run(method, call, chat_id)
         except ApiError as error:
             files = call.files if call is not None else {}
             self._record(CallRecord(name, raw, at, chat_id, files, False, error.code, error.description))
             return web.json_response(error.to_api(), status=error.code)
         self._record(CallRecord(name, raw, at, chat_id, call.files, result=result))
         return web.json_response({"ok": True, "result": result})
+
+    async def _run(self, method: Method, call: Call, chat_id: int | None) -> Any:
+        gate = self._world.flood
+        admission = gate.admit(call.method, chat_id) if gate is not None else None
+        try:
+            return await method(self._world, call)
+        except ApiError:
+            if gate is not None and admission is not None:
+                gate.give_back(admission)
+            raise
 
     def _route(self, token: str, method: str, chat_id: int | None) -> tuple[str, Method]:
         if token != self.token:

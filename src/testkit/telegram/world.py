@@ -8,6 +8,7 @@ from typing import Any
 from testkit.telegram.changes import Changes
 from testkit.telegram.faults import Faults
 from testkit.telegram.files import FileRegistry
+from testkit.telegram.flood import FloodGate, FloodLimits
 from testkit.telegram.messages import InlineMessage, MessageStore
 from testkit.telegram.people import Chat, User
 from testkit.telegram.records import Journal
@@ -23,6 +24,7 @@ class World:
         upload_limit: int,
         changes: Changes,
         stopping: asyncio.Event,
+        flood_limits: FloodLimits | None = None,
     ) -> None:
         self.bot = bot
         self.local_mode = local_mode
@@ -30,10 +32,11 @@ class World:
         self.changes = changes
         self.stopping = stopping
         """Set when the server stops, so that long polls end at once."""
+        self.flood_limits = flood_limits
         self.clear()
 
     def clear(self) -> None:
-        """Forget every chat, message, file, update, fault and record."""
+        """Forget every chat, message, file, update, fault, record and flood count."""
         self.chats: dict[int, Chat] = {}
         self.blocked: set[int] = set()
         self.migrated: dict[int, int] = {}
@@ -48,6 +51,7 @@ class World:
         self.faults = Faults()
         self.journal = Journal()
         self.webhook: dict[str, Any] | None = None
+        self.flood = FloodGate(self.flood_limits) if self.flood_limits is not None else None
 
     def add_chat(self, chat: Chat) -> Chat:
         self.chats[chat.id] = chat

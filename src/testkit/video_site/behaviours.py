@@ -1,4 +1,5 @@
-"""What the site does at a path: serve bytes, stall, trickle, cut the connection, or fail first."""
+"""What the site does at a path: serve bytes, stall, trickle, cut the connection, fail first, or
+send the client elsewhere."""
 
 from __future__ import annotations
 
@@ -48,6 +49,14 @@ class Cut:
     content_type: str = "video/mp4"
 
 
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """Send the client to `location` (an absolute URL may point at another server)."""
+
+    location: str
+    status: int = 302
+
+
 @dataclass(slots=True)
 class FailThen:
     """Answer `times` requests with an error page of `status`, then behave as `then`."""
@@ -58,4 +67,4 @@ class FailThen:
     served_failures: int = 0
 
 
-Behaviour: TypeAlias = Body | Stall | Trickle | Cut | FailThen
+Behaviour: TypeAlias = Body | Stall | Trickle | Cut | FailThen | Redirect

@@ -7,7 +7,7 @@ import contextlib
 
 from aiohttp import web
 
-from testkit.video_site.behaviours import Behaviour, Body, Cut, FailThen, Stall, Trickle
+from testkit.video_site.behaviours import Behaviour, Body, Cut, FailThen, Redirect, Stall, Trickle
 from testkit.video_site.pages import status_page
 
 
@@ -15,6 +15,8 @@ async def respond(request: web.Request, behaviour: Behaviour, stopping: asyncio.
     match behaviour:
         case Body(data, content_type, status):
             return web.Response(body=data, status=status, content_type=content_type)
+        case Redirect(location, status):
+            return web.Response(status=status, headers={"Location": location})
         case FailThen(status, times, then):
             if behaviour.served_failures < times:
                 behaviour.served_failures += 1

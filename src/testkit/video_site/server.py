@@ -11,7 +11,8 @@ from aiohttp import web
 
 from testkit.clips import DEFAULT_CLIPS, ensure_clips
 from testkit.loopback import LoopbackServer
-from testkit.video_site.behaviours import Behaviour
+from testkit.video_site.behaviours import Behaviour, Body
+from testkit.video_site.hls import PLAYLIST_TYPE, SEGMENT_TYPE, ensure_segments
 from testkit.video_site.pages import status_page
 from testkit.video_site.responses import respond
 from testkit.video_site.site_map import default_routes
@@ -64,6 +65,18 @@ class VideoServer(LoopbackServer):
 
     def set_route(self, path: str, behaviour: Behaviour) -> None:
         self._routes[path] = behaviour
+
+    async def add_hls(self, prefix: str, clip: str = "medium", segments_base: str | None = None) -> list[str]:
+        """Serve clip `clip` as `<prefix>/index.m3u8` and `<prefix>/seg<N>.ts`; the playlist names the
+        segments under `segments_base` (another server's base URL) or on this server. The segment paths."""
+        segments = await ensure_segments(self._clips_dir, self._clips[clip])
+        paths = [f"{prefix}/seg{i}.ts" for i in range(len(segments.files))]
+        base = segments_base if segments_base is not None else self.base_url
+        playlist = segments.playlist([base + path for path in paths])
+        self.set_route(f"{prefix}/index.m3u8", Body(playlist.encode(), PLAYLIST_TYPE))
+        for path, file in zip(paths, segments.files, strict=True):
+            self.set_route(path, Body(file.read_bytes(), SEGMENT_TYPE))
+        return paths
 
     def reset(self) -> None:
         """The default routes again, and every counter back to zero."""

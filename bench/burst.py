@@ -1,0 +1,244 @@
+"""A burst of links against Telegram's flood limits: is the bot as fast as its own downloads?
+
+`python bench/burst.py` — 30 private chats each post one short clip of their own (a path each, so
+no two jobs share a scrape or a download), all in one getUpdates batch, to the bot as a real
+process (`vidrelay run`, job and yt-dlp concurrency 3, a temporary SQLite store) talking to the
+fake Bot API with Telegram's flood limits on. In the same run, the floor: the same 30 links
+through the product's own downloader (scrape, download, probe), 3 at a time, no Telegram at all.
+
+The last line is the machine-read `burst_vs_floor=X.XX` (burst wall / floor wall).
+Targets (issue 12): burst_vs_floor ≤ 1.5 with 0 429s; first message p95 ≤ 2 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from entrypoints.container import Container
+from entrypoints.settings import load_settings
+from ports.media import Downloader, MediaProber
+from testkit.bot_process import BotProcess, bot_environment
+from testkit.telegram import CallRecord, Chat, FakeBotApi, FloodLimits, User, VideoRecord
+from testkit.video_site import Body, VideoServer
+
+CHATS = 30
+CONCURRENCY = 3
+JOB_TIMEOUT_SECONDS = 300.0
+SCRAPE_TIMEOUT_SECONDS = 60.0
+SETTLE_SECONDS = 0.5
+"""After the warm-up video its job still commits; the burst starts once the bot is idle again."""
+
+_user_ids = itertools.count(90_001)
+
+
+@dataclass(frozen=True, slots=True)
+class Post:
+    chat: Chat
+    message_id: int
+    at: float
+    """time.monotonic() when the update was queued: the fake's records use the same clock."""
+
+
+@dataclass(frozen=True, slots=True)
+class Burst:
+    posts: list[Post]
+    videos: list[VideoRecord]
+    calls: list[CallRecord]
+    """Every Bot API call made for the burst's chats, refused ones included."""
+
+    @property
+    def wall(self) -> float:
+        return max(v.at for v in self.videos) - min(p.at for p in self.posts)
+
+    def to_video(self) -> list[float]:
+        return sorted(v.at - p.at for p, v in zip(self.posts, self.videos, strict=True))
+
+    def to_first_message(self) -> list[float]:
+        firsts = []
+        for post in self.posts:
+            first = next(c for c in self.calls if c.chat_id == post.chat.id and c.ok)
+            firsts.append(first.at - post.at)
+        return sorted(firsts)
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    return sorted_values[round(fraction * (len(sorted_values) - 1))]
+
+
+def clip_paths(site: VideoServer, prefix: str, count: int) -> list[str]:
+    clip = site.clip("short").read_bytes()
+    paths = [f"/burst/{prefix}-{n}.mp4" for n in range(count)]
+    for path in paths:
+        site.set_route(path, Body(clip, "video/mp4"))
+    return paths
+
+
+def new_chat() -> tuple[Chat, User]:
+    user_id = next(_user_ids)
+    user = User(user_id, f"User {user_id}")
+    return Chat.private(user), user
+
+
+# ---- the floor: the product's downloader alone
+
+
+async def download_one(downloader: Downloader, prober: MediaProber, url: str, staging: Path) -> None:
+    scraped = await downloader.scrape(url, timeout=SCRAPE_TIMEOUT_SECONDS)
+    [info] = scraped.unwrap()
+    await asyncio.to_thread(staging.mkdir, parents=True)
+    produced = (await downloader.download(info, staging, timeout=SCRAPE_TIMEOUT_SECONDS)).unwrap()
+    if await prober.probe(produced) is None:
+        raise RuntimeError(f"ffprobe could not read {produced}")
+
+
+async def floor_wall(downloader: Downloader, prober: MediaProber, urls: list[str], root: Path) -> float:
+    slots = asyncio.Semaphore(CONCURRENCY)
+
+    async def one(n: int, url: str) -> None:
+        async with slots:
+            await download_one(downloader, prober, url, root / f"staging-{n}")
+
+    started = time.monotonic()
+    await asyncio.gather(*(one(n, url) for n, url in enumerate(urls)))
+    return time.monotonic() - started
+
+
+async def measure_floor(env: dict[str, str], site: VideoServer, root: Path) -> float:
+    """A container of the bot's own settings builds the downloader (warm yt-dlp server and all);
+    its first run starts that server and is not counted."""
+    container = Container(settings=load_settings(env | {"VIDRELAY_DATA_DIR": str(root)}))
+    downloader, prober = container.downloader(), container.prober()
+    try:
+        [warm] = clip_paths(site, f"{root.name}-warm", 1)
+        await download_one(downloader, prober, site.url(warm), root / "warm-up")
+        urls = [site.url(p) for p in clip_paths(site, root.name, CHATS)]
+        return await floor_wall(downloader, prober, urls, root)
+    finally:
+        await downloader.shutdown()
+
+
+# ---- the burst: the bot against the flood limits
+
+
+def reply_video(api: FakeBotApi, post: Post) -> VideoRecord | None:
+    return next((v for v in api.videos(post.chat.id) if v.reply_to == post.message_id), None)
+
+
+def every_video(api: FakeBotApi, posts: list[Post]) -> list[VideoRecord] | None:
+    found = [reply_video(api, p) for p in posts]
+    videos = [v for v in found if v is not None]
+    return videos if len(videos) == len(posts) else None
+
+
+async def wait_idle(api: FakeBotApi) -> None:
+    await asyncio.sleep(SETTLE_SECONDS)
+    await api.wait_for(lambda: api.polling, timeout=JOB_TIMEOUT_SECONDS)
+
+
+async def warm_up(api: FakeBotApi, site: VideoServer) -> float:
+    """One job first: the bot's first yt-dlp run starts its warm server; not counted."""
+    chat, user = new_chat()
+    [path] = clip_paths(site, "bot-warm", 1)
+    at = time.monotonic()
+    post = Post(chat, api.send_text(chat, user, site.url(path)), at)
+    video = await api.wait_for(lambda: reply_video(api, post), timeout=JOB_TIMEOUT_SECONDS)
+    assert video is not None  # wait_for returns only a truthy value
+    return video.at - at
+
+
+async def burst(api: FakeBotApi, site: VideoServer) -> Burst:
+    urls = [site.url(p) for p in clip_paths(site, "bot", CHATS)]
+    await wait_idle(api)
+    posts = []
+    for url in urls:  # no await in between: one getUpdates batch
+        chat, user = new_chat()
+        posts.append(Post(chat, api.send_text(chat, user, url), time.monotonic()))
+    videos = await api.wait_for(lambda: every_video(api, posts), timeout=JOB_TIMEOUT_SECONDS)
+    assert videos is not None  # wait_for returns only a truthy value
+    await asyncio.sleep(SETTLE_SECONDS)  # a last settling edit may follow a video
+    chats = {p.chat.id for p in posts}
+    calls = [c for c in api.calls if c.chat_id in chats]
+    return Burst(posts, videos, calls)
+
+
+def report_burst(result: Burst, too_many: int) -> None:
+    wall = result.wall
+    to_video, to_first = result.to_video(), result.to_first_message()
+    methods: dict[str, int] = {}
+    for call in result.calls:
+        methods[call.method] = methods.get(call.method, 0) + 1
+    spread = ", ".join(f"{m} ×{n}" for m, n in sorted(methods.items()))
+    print(f"burst: {CHATS} chats, one link each, one getUpdates batch, job concurrency {CONCURRENCY}")
+    print(f"  wall from the first post to the last video: {wall:.2f} s → {CHATS / wall * 60:.1f} jobs/min")
+    print(f"  Bot API calls per job: {len(result.calls) / CHATS:.2f} ({spread})")
+    print(f"  429s received: {too_many}")
+    print(
+        f"  post → video: p50 {statistics.median(to_video):.2f} s, p95 {percentile(to_video, 0.95):.2f} s, "
+        f"max {to_video[-1]:.2f} s"
+    )
+    print(
+        f"  post → the bot's first message in the chat: p50 {statistics.median(to_first):.2f} s, "
+        f"p95 {percentile(to_first, 0.95):.2f} s, max {to_first[-1]:.2f} s (target p95 ≤ 2)"
+    )
+
+
+# ---- the run
+
+
+def _clips_cache() -> Path:
+    cache_dir = Path.home() / ".cache" / "vidrelay" / "clips"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    return cache_dir
+
+
+async def run_bot(api: FakeBotApi, site: VideoServer, env: dict[str, str], root: Path) -> Burst:
+    bot = BotProcess(env, root / "bot.log")
+    try:
+        await bot.start(api)
+        print(f"bot warm-up job (not counted): {await warm_up(api, site):.2f} s")
+        return await burst(api, site)
+    except Exception:
+        print(f"the bench failed; the bot's log:\n{bot.log()}", file=sys.stderr)
+        raise
+    finally:
+        if bot.running:
+            await bot.terminate()
+
+
+async def run() -> int:
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"machine: {os.cpu_count()} core(s), load average {load}")
+    with tempfile.TemporaryDirectory(prefix="vidrelay-burst-") as tmp:
+        root = Path(tmp)
+        async with VideoServer(_clips_cache()) as site, FakeBotApi(flood_limits=FloodLimits()) as api:
+            env = bot_environment(
+                api,
+                root / "data",
+                VIDRELAY_JOB_CONCURRENCY=str(CONCURRENCY),
+                VIDRELAY_YTDLP_CONCURRENCY=str(CONCURRENCY),
+            )
+            floor_before = await measure_floor(env, site, root / "floor-1")
+            result = await run_bot(api, site, env, root)
+            too_many = len(api.too_many_requests)
+            floor_after = await measure_floor(env, site, root / "floor-2")
+    floor = min(floor_before, floor_after)
+    print(
+        f"floor: the same {CHATS} links through the product's downloader (scrape, download, probe), "
+        f"{CONCURRENCY} at a time, no Telegram: {floor_before:.2f} s before the burst, "
+        f"{floor_after:.2f} s after; the faster counts"
+    )
+    report_burst(result, too_many)
+    print(f"burst_vs_floor={result.wall / floor:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(run()))
