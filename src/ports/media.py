@@ -96,6 +96,8 @@ ProgressSink = Callable[[Progress], None]
 
 
 class Downloader(Protocol):
+    """A run that fails, for whatever reason, is a `Failure(ToolFailure)`: nothing is raised."""
+
     async def scrape(
         self,
         url: str,
@@ -124,7 +126,9 @@ class Downloader(Protocol):
 
 
 class MediaProber(Protocol):
-    async def probe(self, path: Path) -> MediaProbe | None: ...
+    async def probe(self, path: Path) -> MediaProbe | None:
+        """None when the file cannot be read as media or the tool fails: the caller goes on without."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +141,8 @@ class UpdateOutcome:
 
 class Updater(Protocol):
     async def update(self) -> UpdateOutcome:
-        """Install the newest release beside the running one and switch atomically."""
+        """Install the newest release beside the running one and switch atomically; a failure is
+        the outcome's `error`, the current version stays."""
         ...
 
     async def current_version(self) -> str | None: ...
