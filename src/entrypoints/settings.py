@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from core.media.playable import MAX_FIT_PASSES
 from core.url_policy import Endpoint
 
 PREFIX = "VIDRELAY_"
@@ -176,8 +177,9 @@ class Settings(BaseSettings):
 
     @property
     def attempt_timeout_seconds(self) -> float:
-        """A whole attempt: a scrape and a download, each with its own yt-dlp deadline, plus the upload."""
-        return 2 * self.ytdlp_timeout_seconds + 300
+        """A whole attempt: a scrape and a download, each with its own yt-dlp deadline, the passes
+        of a conversion or compression with ffmpeg's, plus the upload."""
+        return 2 * self.ytdlp_timeout_seconds + MAX_FIT_PASSES * self.ffmpeg_timeout_seconds + 300
 
     @property
     def inline_mode(self) -> Switch:

@@ -183,7 +183,7 @@ async def test_a_64_mb_source_is_compressed_under_50_mb(media: Stack) -> None:
         "mp4",
         ("libx264", "-preset", "ultrafast", "-qp", "0"),
         ("aac",),
-        seconds=22,
+        seconds=24,
         size="320x240",
         noise=True,
         rate=25,
@@ -198,7 +198,7 @@ async def test_a_64_mb_source_is_compressed_under_50_mb(media: Stack) -> None:
     assert video.size < 50 * MB
     probed = await uploaded(media, video)
     assert plays_everywhere(probed)
-    assert probed.duration == pytest.approx(22.0, abs=1.0)
+    assert probed.duration == pytest.approx(24.0, abs=1.0)
     assert "📦 Compressing to fit 50 MB…" in history(media, chat_id, message_id)
 
 
