@@ -5,6 +5,7 @@ download cap stops what would pass it."""
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,14 @@ pytestmark = pytest.mark.slow
 STREAMS_DIR = CLIPS_DIR / "streams"
 TWO = (Variant(240, 400), Variant(120, 100))
 """Variant 0 is the bigger one (320x240 at 400 kbps), variant 1 the smaller (160x120 at 100 kbps)."""
+
+
+@pytest.fixture
+async def tight() -> AsyncIterator[YtDlpDownloader]:
+    """A downloader whose upload limit only the smaller variant fits (~180 KB vs ~55 KB estimated)."""
+    downloader = YtDlpDownloader(max_filesize_bytes=100_000, kill_grace_seconds=1.0)
+    yield downloader
+    await downloader.shutdown()
 
 
 async def scrape_one(downloader: YtDlpDownloader, url: str) -> VideoInfo:
@@ -54,19 +63,16 @@ async def test_an_hls_master_delivers_its_best_variant_with_sound(
 
 
 async def test_a_variant_over_the_limit_is_never_fetched_when_a_smaller_one_fits(
-    video_server: VideoServer, staging: Path
+    tight: YtDlpDownloader, video_server: VideoServer, staging: Path
 ) -> None:
     serve_folder(video_server, "/hls", await make_hls(STREAMS_DIR, TWO))
-    # ~180 KB estimated for variant 0, ~55 KB for variant 1.
-    downloader = YtDlpDownloader(max_filesize_bytes=100_000, kill_grace_seconds=1.0)
-    try:
-        info = await scrape_one(downloader, video_server.url("/hls/master.m3u8"))
-        assert info.height == 120
-        assert info.filesize is not None
-        assert info.filesize <= 100_000
-        path = (await downloader.download(info, staging, timeout=60)).unwrap()
-    finally:
-        await downloader.shutdown()
+
+    info = await scrape_one(tight, video_server.url("/hls/master.m3u8"))
+    path = (await tight.download(info, staging, timeout=60)).unwrap()
+
+    assert info.height == 120
+    assert info.filesize is not None
+    assert info.filesize <= 100_000
 
     probed = await probe(path)
     assert (probed.video_codec, probed.audio_codec, probed.height) == ("h264", "aac", 120)
@@ -90,15 +96,12 @@ async def test_a_dash_manifest_with_separate_tracks_arrives_merged(
 
 
 async def test_a_dash_representation_over_the_limit_is_never_fetched(
-    video_server: VideoServer, staging: Path
+    tight: YtDlpDownloader, video_server: VideoServer, staging: Path
 ) -> None:
     serve_folder(video_server, "/dash", await make_dash(STREAMS_DIR, TWO))
-    downloader = YtDlpDownloader(max_filesize_bytes=100_000, kill_grace_seconds=1.0)
-    try:
-        info = await scrape_one(downloader, video_server.url("/dash/manifest.mpd"))
-        path = (await downloader.download(info, staging, timeout=60)).unwrap()
-    finally:
-        await downloader.shutdown()
+
+    info = await scrape_one(tight, video_server.url("/dash/manifest.mpd"))
+    path = (await tight.download(info, staging, timeout=60)).unwrap()
 
     probed = await probe(path)
     assert (probed.height, probed.audio_codec) == (120, "aac")
