@@ -123,3 +123,9 @@ async def test_a_failed_download_is_passed_on_untouched(rig: Rig) -> None:
     rig.inner.download_failures["v1"].append(http_error(503, "video"))
     assert await rig.playable.download(INFO, rig.staging, timeout=60) == Failure(http_error(503, "video"))
     assert rig.transcoder.plans == []
+
+
+async def test_a_file_without_a_picture_is_never_encoded_as_a_video(rig: Rig) -> None:
+    result = await rig.download(2 * LIMIT, video_codec=None, audio_codec="opus", container="ogg")
+    assert result == Success(rig.staging / "v1.mp4")
+    assert rig.transcoder.plans == []

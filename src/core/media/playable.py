@@ -5,7 +5,8 @@ Over the upload limit, it is compressed to fit — or refused as too large when 
 fits (`too_large_bytes`); otherwise a stream that not every client plays is converted, or the
 container alone remuxed. The result replaces the download in the same staging folder, so the blob
 store records the bytes that are sent, and its single flight runs the conversion once per video.
-A file ffprobe cannot read is passed on as it is: the upload's own size check still holds.
+A file ffprobe cannot read, or one without a picture, is passed on as it is: the upload's own
+size check still holds.
 """
 
 from __future__ import annotations
@@ -80,8 +81,8 @@ class PlayableDownloads(Downloader):
     ) -> Result[Path, ToolFailure]:
         """`produced`, or the playable file made from it beside it."""
         probe = await self._prober.probe(produced)
-        if probe is None:
-            return Success(produced)
+        if probe is None or probe.video_codec is None:
+            return Success(produced)  # not a video: nothing here to convert or compress
         if probe.size is not None and probe.size > self._limit:
             return await self._fit(produced, probe, on_progress)
         plan = playback_plan(probe)
