@@ -62,6 +62,10 @@ async def test_audio_sends_the_sound_and_a_second_ask_is_answered_by_file_id(sha
     )
 
     assert (sound.source, sound.file.kind, sound.duration) == ("upload", "audio", 2)
+    # The page's poster (480x270) came embedded as the cover, and went up as the thumbnail.
+    assert sound.thumbnail is not None
+    assert sound.thumbnail.valid
+    assert (sound.thumbnail.width, sound.thumbnail.height) == (320, 180)
     assert sound.title is not None
     assert sound.title.startswith("A song in a video")
     assert sound.file.file_name is not None

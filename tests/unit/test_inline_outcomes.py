@@ -81,7 +81,8 @@ async def test_a_placeholder_says_why_once_every_retry_failed(world: World) -> N
 
 
 async def test_too_large_is_said_in_the_placeholder(world: World) -> None:
-    world.downloader.serve(URL, video(URL, filesize=80_000_000))
+    # Four hours in 50 MB is no watchable bitrate: refused before a byte, not compressed.
+    world.downloader.serve(URL, video(URL, filesize=80_000_000, duration=4 * 3600))
 
     await picked(world)
 

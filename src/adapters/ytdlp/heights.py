@@ -11,9 +11,11 @@ from ports.media import VideoInfo
 
 
 class YtDlpFormatChoice(FormatChoice):
-    def __init__(self, *, max_filesize_bytes: int) -> None:
-        """`max_filesize_bytes`: the upload limit the scrape chose under (the downloader's)."""
+    def __init__(self, *, max_filesize_bytes: int, max_download_bytes: int | None = None) -> None:
+        """The limits the scrape chose under, as the downloader has them: the upload limit, and
+        the download cap (None: no cap)."""
         self._max_filesize = max_filesize_bytes
+        self._cap = max_download_bytes
 
     def within_height(self, info: VideoInfo, max_height: int) -> VideoInfo:
         if info.height is not None and info.height <= max_height:
@@ -24,4 +26,4 @@ class YtDlpFormatChoice(FormatChoice):
             return info
         if not isinstance(entry, dict):
             return info
-        return to_video_info(info.url, entry, info.info_json, self._max_filesize, max_height)
+        return to_video_info(info.url, entry, info.info_json, self._max_filesize, self._cap, max_height)

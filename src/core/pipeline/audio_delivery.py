@@ -9,7 +9,6 @@ bytes released. A long sound never asks first: it is one message with a player, 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
 from pathlib import Path
 from typing import Protocol
@@ -27,8 +26,6 @@ from ports.blobs import BlobRecord
 from ports.media import OutputSink, VideoInfo
 from ports.messenger import AudioFile, AudioMeta, MessengerError, SentAudio, StoredAudio
 
-Covers = Callable[[Path], AbstractAsyncContextManager[Path | None]]
-"""The cover of a sound file as a thumbnail-sized JPEG, for as long as the block runs (None: none)."""
 SentSound = Result[SentAudio | None, MessengerError]
 
 
@@ -47,12 +44,11 @@ class AudioDestination(Protocol):
 
 
 class AudioDelivery:
-    def __init__(self, services: Services, config: PipelineConfig, covers: Covers | None = None) -> None:
+    def __init__(self, services: Services, config: PipelineConfig) -> None:
         self._s = services
         self._limit = config.upload_limit_bytes
         self._timeout = config.ytdlp_timeout_seconds
         self._sounds = SoundFetcher(services.audio)
-        self._covers = covers
 
     async def deliver(self, info: VideoInfo, to: AudioDestination, report: Report) -> JobOutcome:
         sound = sound_of(info)
@@ -74,7 +70,11 @@ class AudioDelivery:
             on_output=_output_of(report),
         )
         if isinstance(fetched, Failure):
-            return Failure(tool_failure(fetched.failure()))
+            failure = fetched.failure()
+            if failure.too_large_bytes is not None:  # over the download cap
+                await report.ending()
+                return await to.too_large(failure.too_large_bytes)
+            return Failure(tool_failure(failure))
         return await self._upload(info, fetched.unwrap(), to, report)
 
     async def _upload(
@@ -83,6 +83,7 @@ class AudioDelivery:
         size = record.size or 0
         if size > self._limit:
             await self._s.blobs.release(record.key)
+            await report.ending()
             return await to.too_large(size)
         path = self._s.blobs.path_of(record)
         if path is None:
@@ -93,7 +94,11 @@ class AudioDelivery:
         return await self._after_send(to, record, sent, None)
 
     def _cover(self, path: Path) -> AbstractAsyncContextManager[Path | None]:
-        return self._covers(path) if self._covers is not None else nullcontext(None)
+        """The sound file's cover (the site's picture, embedded at download) as its thumbnail: the
+        "frame" at 0 s of the file's one picture stream; None when it has none."""
+        if self._s.thumbnails is None:
+            return nullcontext(None)
+        return self._s.thumbnails.of(path, None)
 
     async def _after_send(
         self, to: AudioDestination, record: BlobRecord, sent: SentSound, stored_file_id: str | None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from returns.result import Failure, Success
 
 from core.jobs.registry import DeadJob, JobContext, JobOutcome, RetryNotice
-from core.pipeline.audio_delivery import AudioDelivery, Covers
+from core.pipeline.audio_delivery import AudioDelivery
 from core.pipeline.chat_destination import ChatDestination
 from core.pipeline.chat_report import ChatReport, log_for
 from core.pipeline.delivery import Delivery
@@ -26,11 +26,11 @@ from core.pipeline.services import PipelineConfig, Services
 
 
 class DownloadVideo:
-    def __init__(self, services: Services, config: PipelineConfig, covers: Covers | None = None) -> None:
+    def __init__(self, services: Services, config: PipelineConfig) -> None:
         self._s = services
         self._config = config
         self._delivery = Delivery(services, config)
-        self._audio = AudioDelivery(services, config, covers)
+        self._audio = AudioDelivery(services, config)
         self._replies = Replies(services.messenger, services.handled)
         self._parking = Parking(
             services.pending,
@@ -47,7 +47,8 @@ class DownloadVideo:
             request = DownloadRequest.from_payload(context.payload)
         except ValueError as error:
             return Failure(bad_payload(error))
-        report = ChatReport(request, log_for(request, self._s.messenger, self._s.clock), context)
+        log = log_for(request, self._s.messenger, self._s.clock)
+        report = ChatReport(request, log, context, self._config.upload_limit_bytes)
         report.attempt_started()
         outcome: JobOutcome | None = None
         try:

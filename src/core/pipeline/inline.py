@@ -15,7 +15,7 @@ from returns.result import Failure, Success
 
 from core import texts
 from core.jobs.registry import DeadJob, JobContext, JobOutcome
-from core.pipeline.audio_delivery import AudioDelivery, AudioDestination, Covers, audio_meta
+from core.pipeline.audio_delivery import AudioDelivery, AudioDestination, audio_meta
 from core.pipeline.delivery import Delivery, Destination, Quiet, video_meta
 from core.pipeline.failures import api_failure, bad_payload, too_large
 from core.pipeline.request import InlineRequest
@@ -61,13 +61,12 @@ class DownloadInline:
         cache_chat_id: int,
         upload_limit: int,
         timeout: float,
-        covers: Covers | None = None,
     ) -> None:
         self._s = services
         self._cache_chat_id = cache_chat_id
         config = PipelineConfig(upload_limit_bytes=upload_limit, ytdlp_timeout_seconds=timeout)
         self._delivery = Delivery(services, config)
-        self._audio = AudioDelivery(services, config, covers)
+        self._audio = AudioDelivery(services, config)
 
     async def run(self, context: JobContext) -> JobOutcome:
         try:
