@@ -2,34 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-
 from core.pipeline.inline import AUDIO_VARIANT
-from core.pipeline.job_names import DOWNLOAD_INLINE
-from core.pipeline.request import InlineRequest
 from ports.messenger import MessengerError
-from tests.support.clock import VirtualClock
 from tests.support.downloader import http_error, video
-from tests.support.world import INLINE_CACHE_CHAT, USER, World
+from tests.support.world import INLINE_CACHE_CHAT, World
+from tests.unit.test_inline import URL, picked, world
 
-URL = "https://videos.example/watch/1"
-
-
-@pytest.fixture
-async def world(clock: VirtualClock, tmp_path: Path) -> AsyncIterator[World]:
-    w = World(clock, tmp_path)
-    await w.engine.start()
-    yield w
-    await w.engine.stop(grace_seconds=0)
-
-
-async def picked(world: World, variant: str = "full", inline_message_id: str = "inline-1") -> None:
-    request = InlineRequest(URL, inline_message_id, USER, variant)
-    await world.engine.submit(DOWNLOAD_INLINE, request.to_payload(), owner_id=USER)
-    await world.idle()
+__all__ = ["world"]  # the fixture, shared with the inline suite
 
 
 async def test_the_audio_variant_uploads_the_sound_to_the_cache_chat_and_swaps_it_in(world: World) -> None:

@@ -18,12 +18,12 @@ from returns.result import Failure, Result, Success
 from core.blobs import blob_key
 from core.jobs.registry import JobOutcome
 from core.media.sound import SoundFetcher, sound_of
-from core.pipeline.delivery import Report
-from core.pipeline.failures import api_failure, tool_failure, vanished
+from core.pipeline.delivery import Report, after_send, fetch_bytes, refuse_oversize
+from core.pipeline.failures import vanished
 from core.pipeline.services import PipelineConfig, Services
 from core.telegram_errors import is_wrong_file_id
 from ports.blobs import BlobRecord
-from ports.media import OutputSink, VideoInfo
+from ports.media import VideoInfo
 from ports.messenger import AudioFile, AudioMeta, MessengerError, SentAudio, StoredAudio
 
 SentSound = Result[SentAudio | None, MessengerError]
@@ -61,34 +61,20 @@ class AudioDelivery:
             await self._s.blobs.clear_file_id(key)
         report.found(info)
         await report.downloading()
-        fetched = await self._s.blobs.fetch(
-            sound,
-            self._sounds,
-            timeout=self._timeout,
-            verbose=report.verbose,
-            on_progress=report.progress,
-            on_output=_output_of(report),
-        )
-        if isinstance(fetched, Failure):
-            failure = fetched.failure()
-            if failure.too_large_bytes is not None:  # over the download cap
-                await report.ending()
-                return await to.too_large(failure.too_large_bytes)
-            return Failure(tool_failure(failure))
-        return await self._upload(info, fetched.unwrap(), to, report)
+        fetched = await fetch_bytes(self._s.blobs, sound, self._sounds, self._timeout, report, to)
+        if not isinstance(fetched, BlobRecord):
+            return fetched
+        return await self._upload(info, fetched, to, report)
 
     async def _upload(
         self, info: VideoInfo, record: BlobRecord, to: AudioDestination, report: Report
     ) -> JobOutcome:
-        size = record.size or 0
-        if size > self._limit:
-            await self._s.blobs.release(record.key)
-            await report.ending()
-            return await to.too_large(size)
+        if (refused := await refuse_oversize(self._s.blobs, record, self._limit, report, to)) is not None:
+            return refused
         path = self._s.blobs.path_of(record)
         if path is None:
             return Failure(vanished())
-        await report.uploading(size)
+        await report.uploading(record.size or 0)
         async with self._cover(path) as cover:
             sent = await _send(to, AudioFile(path), audio_meta(record, info, cover))
         return await self._after_send(to, record, sent, None)
@@ -103,16 +89,7 @@ class AudioDelivery:
     async def _after_send(
         self, to: AudioDestination, record: BlobRecord, sent: SentSound, stored_file_id: str | None
     ) -> JobOutcome:
-        if isinstance(sent, Failure):
-            return Failure(api_failure(sent.failure()))
-        audio = sent.unwrap()
-        if audio is not None:
-            await self._s.blobs.record_sent(record.key, audio.file_id, audio.file_unique_id)
-        file_id = audio.file_id if audio is not None else stored_file_id
-        if file_id is None:
-            raise TypeError("AudioDestination.send_audio must return the sent audio for an upload")
-        await self._s.blobs.release(record.key)
-        return await to.delivered(file_id, record)
+        return await after_send(self._s.blobs, to, record, sent, stored_file_id)
 
 
 def audio_meta(
@@ -133,7 +110,3 @@ async def _send(to: AudioDestination, audio: AudioFile | StoredAudio, meta: Audi
         return Success(await to.send_audio(audio, meta))
     except MessengerError as error:
         return Failure(error)
-
-
-def _output_of(report: Report) -> OutputSink | None:
-    return report.output if report.verbose else None

@@ -133,17 +133,8 @@ class _Placeholder(Destination):
         return Success(None)
 
 
-class _SoundPlaceholder(AudioDestination):
-    def __init__(
-        self, request: InlineRequest, info: VideoInfo, messenger: Messenger, cache_chat_id: int
-    ) -> None:
-        self._request = request
-        self._info = info
-        self._messenger = messenger
-        self._cache_chat_id = cache_chat_id
-
-    async def too_large(self, size: int) -> JobOutcome:
-        return Failure(too_large(size))
+class _SoundPlaceholder(_Placeholder, AudioDestination):
+    """The "🎵 Audio only" placeholder: the sound goes up to the cache chat and is swapped in."""
 
     async def send_audio(self, audio: AudioFile | StoredAudio, meta: AudioMeta) -> SentAudio | None:
         if isinstance(audio, StoredAudio):
