@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import secrets
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -45,6 +46,8 @@ from core.pipeline.intake import LinkIntake
 from core.pipeline.jobs import Periodic, UpdateStatus, job_types
 from core.pipeline.url_guard import UrlGuard
 from core.status import StatusQuery
+from core.trust.buttons import SignedButtons
+from core.trust.keys import InstallKeys
 from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.settings import Settings
@@ -178,6 +181,10 @@ class Container(containers.DeclarativeContainer):
         providers.Singleton(CircuitBreakers),
     )
 
+    # The signing secret lives in the store: every process sharing it signs alike.
+    keys = providers.Singleton(InstallKeys, store, providers.Object(secrets.token_bytes))
+    buttons = providers.Singleton(SignedButtons, keys)
+
     blobs = providers.Singleton(
         BlobStore, store, blob_files, store, clock, prober, max_bytes=settings.provided.max_blob_bytes
     )
@@ -195,6 +202,7 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         jobs=bare_engine,
         new_id=new_id,
+        buttons=buttons,
     )
     download = providers.Singleton(
         DownloadVideo,
@@ -218,7 +226,7 @@ class Container(containers.DeclarativeContainer):
         ),
         off=providers.Object(None),
     )
-    confirmations = providers.Singleton(Confirmations, store, clock, bare_engine.provided.wake)
+    confirmations = providers.Singleton(Confirmations, store, clock, bare_engine.provided.wake, buttons)
     update_status = providers.Singleton(UpdateStatus)
     periodic = providers.Singleton(
         Periodic,
@@ -243,13 +251,15 @@ class Container(containers.DeclarativeContainer):
         engine,
         store,
         guard,
+        store,
+        clock,
         max_queued_per_user=settings.provided.max_queued_per_user,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
     inline_requests = providers.Selector(
         settings.provided.inline_mode,
         on=providers.Singleton(
-            InlineRequests, providers.Singleton(InlineLookup, store, services, clock), engine
+            InlineRequests, providers.Singleton(InlineLookup, store, services, clock), engine, keys, clock
         ),
         off=providers.Object(None),
     )

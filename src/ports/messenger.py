@@ -90,6 +90,10 @@ class Messenger(Protocol):
         keyboard: Keyboard | None = None,
     ) -> None: ...
 
+    async def edit_keyboard(self, chat_id: int, message_id: int, keyboard: Keyboard | None) -> None:
+        """Replace the buttons under a message, leaving its text as it is."""
+        ...
+
     async def delete_message(self, chat_id: int, message_id: int) -> None: ...
 
     async def send_video(

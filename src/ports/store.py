@@ -12,7 +12,10 @@ from ports.failed_jobs import FailedJobs
 from ports.pending import PendingStore
 from ports.queue import JobQueue
 from ports.quota import UserQuota
+from ports.secrets import InstallSecrets
 
 
-class Store(JobQueue, FailedJobs, UserQuota, PendingStore, BlobIndex, InfoCache, HandledUrls, Protocol):
+class Store(
+    JobQueue, FailedJobs, UserQuota, PendingStore, BlobIndex, InfoCache, HandledUrls, InstallSecrets, Protocol
+):
     async def close(self) -> None: ...

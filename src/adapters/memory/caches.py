@@ -38,6 +38,13 @@ class MemoryInfoCache(MemoryTablesUser, InfoCache):
 
 
 class MemoryHandledUrls(MemoryTablesUser, HandledUrls):
+    async def remember_message(self, chat_id: int, message_id: int, now: float) -> None:
+        # The empty URL marks the message itself: no link is ever empty, so it never blocks a job.
+        self._tables.handled.setdefault((chat_id, message_id, ""), now)
+
+    async def knows_message(self, chat_id: int, message_id: int) -> bool:
+        return any(chat == chat_id and message == message_id for chat, message, _ in self._tables.handled)
+
     async def forget_handled(self, chat_id: int, message_id: int, url: str) -> None:
         self._tables.handled.pop((chat_id, message_id, url), None)
 

@@ -1,5 +1,5 @@
 """Every store port in process memory, for development and fast tests: one class per port
-(jobs, failed_jobs, pending, blobs, caches) over one set of tables."""
+(jobs, failed_jobs, pending, blobs, caches, secrets) over one set of tables."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from adapters.memory.caches import MemoryHandledUrls, MemoryInfoCache
 from adapters.memory.failed_jobs import MemoryFailedJobs, MemoryUserQuota
 from adapters.memory.jobs import MemoryJobQueue
 from adapters.memory.pending import MemoryPending
+from adapters.memory.secrets import MemoryInstallSecrets
 from adapters.memory.tables import MemoryTables
 from ports.store import Store
 
@@ -20,6 +21,7 @@ class MemoryStore(
     MemoryBlobIndex,
     MemoryInfoCache,
     MemoryHandledUrls,
+    MemoryInstallSecrets,
     Store,
 ):
     def __init__(self) -> None:

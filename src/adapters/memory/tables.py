@@ -30,6 +30,7 @@ class MemoryTables:
     pending: dict[str, PendingRequest] = field(default_factory=dict)
     blobs: dict[str, BlobRecord] = field(default_factory=dict)
     info: dict[str, CachedInfo] = field(default_factory=dict)
+    secrets: dict[str, bytes] = field(default_factory=dict)
     next_job_id: int = 1
     next_failed_id: int = 1
 

@@ -14,6 +14,12 @@ _CACHED_INFO = "SELECT entries, canonical, created_at FROM video_info WHERE url 
 _CACHE_INFO = "INSERT OR REPLACE INTO video_info (url, entries, canonical, created_at) VALUES (?, ?, ?, ?)"
 _SWEEP_INFO = "DELETE FROM video_info WHERE created_at < ?"
 _SWEEP_HANDLED = "DELETE FROM handled_urls WHERE created_at < ?"
+# The empty URL marks the message itself: no link is ever empty, so it never blocks a job.
+_REMEMBER_MESSAGE = """
+    INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES (?, ?, '', ?)
+    ON CONFLICT DO NOTHING
+"""
+_KNOWS_MESSAGE = "SELECT 1 FROM handled_urls WHERE chat_id = ? AND message_id = ? LIMIT 1"
 _FORGET_HANDLED = "DELETE FROM handled_urls WHERE chat_id = ? AND message_id = ? AND url = ?"
 # Evicting a URL takes every alias with it: the URL, its canonical URLs, and every row sharing
 # one of them. A row whose canonical list is damaged contributes no aliases instead of failing.
@@ -65,6 +71,14 @@ class SqliteInfoCache(SqliteAccess, InfoCache):
 
 
 class SqliteHandledUrls(SqliteAccess, HandledUrls):
+    async def remember_message(self, chat_id: int, message_id: int, now: float) -> None:
+        await self._write(lambda c: c.execute(_REMEMBER_MESSAGE, (chat_id, message_id, now)))
+
+    async def knows_message(self, chat_id: int, message_id: int) -> bool:
+        return await self._read(
+            lambda c: c.execute(_KNOWS_MESSAGE, (chat_id, message_id)).fetchone() is not None
+        )
+
     async def forget_handled(self, chat_id: int, message_id: int, url: str) -> None:
         await self._write(lambda c: c.execute(_FORGET_HANDLED, (chat_id, message_id, url)))
 

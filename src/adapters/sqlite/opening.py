@@ -7,9 +7,12 @@ SQLite sees the file, and the schema is read before anything (the WAL switch inc
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Final
 
 from adapters.sqlite.connection import FileSettings, open_file, prepare, while_busy
@@ -23,6 +26,7 @@ _NOT_OURS: Final = frozenset({sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT})
 def open_checked(settings: FileSettings, migrations: Sequence[Migration]) -> sqlite3.Connection:
     """A prepared, migrated connection to `settings.path`; StoreRefused if the file is not ours."""
     _refuse_foreign_bytes(settings)
+    _owner_only(settings.path)
     connection = open_file(settings)
     try:
         deadline = time.monotonic() + settings.busy_timeout_seconds
@@ -46,6 +50,17 @@ def _refuse_foreign_bytes(settings: FileSettings) -> None:
         return  # SQLite will create it, or say why it cannot
     if head and head != SQLITE_HEADER:
         raise StoreRefused(f"{settings.path} is not an SQLite database")
+
+
+def _owner_only(path: Path) -> None:
+    """The file holds the install's signing secret: only its owner may read it. SQLite gives the
+    -wal and -shm files the main file's mode, so creating that one right is enough."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    mode = path.stat().st_mode & 0o777
+    if mode & 0o077:
+        # Another user's file (a shared volume) stays as its owner made it.
+        with contextlib.suppress(PermissionError):
+            os.chmod(path, mode & 0o700)
 
 
 def _refuse_foreign_schema(connection: sqlite3.Connection, settings: FileSettings, known: int) -> None:

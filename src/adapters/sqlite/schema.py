@@ -132,6 +132,18 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration(
+        "install secrets",
+        (
+            """
+            CREATE TABLE install_secrets (
+                name TEXT PRIMARY KEY,
+                value BLOB NOT NULL,
+                created_at REAL NOT NULL
+            ) WITHOUT ROWID
+            """,
+        ),
+    ),
+    Migration(
         "fenced leases and suspects",
         (
             # The fencing token: bumped by every claim, named by every finishing write.

@@ -1,5 +1,5 @@
 """Every store port on one embedded SQLite file (WAL, group commit), with the memory store's
-semantics: one class per port (jobs, failed_jobs, pending, blobs, caches) over one writer."""
+semantics: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets) over one writer."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from adapters.sqlite.jobs import SqliteJobQueue
 from adapters.sqlite.opening import open_checked
 from adapters.sqlite.pending import SqlitePending
 from adapters.sqlite.schema import MIGRATIONS, Migration
+from adapters.sqlite.secrets import SqliteInstallSecrets
 from adapters.sqlite.transaction import DRIVER_ERRORS
 from adapters.sqlite.writer import GroupCommitWriter
 from ports.errors import StoreError, StoreRefused
@@ -35,6 +36,7 @@ class SqliteStore(
     SqliteBlobIndex,
     SqliteInfoCache,
     SqliteHandledUrls,
+    SqliteInstallSecrets,
     Store,
 ):
     def __init__(self, connection: SqliteConnection, writer: GroupCommitWriter) -> None:
@@ -66,7 +68,7 @@ class SqliteStore(
             await connection.start(partial(open_checked, settings, migrations))
         except StoreRefused:
             raise
-        except DRIVER_ERRORS as error:
+        except (*DRIVER_ERRORS, OSError) as error:
             raise StoreError(f"cannot open the SQLite file {path}: {error}") from error
         writer = GroupCommitWriter(connection)
         writer.start()

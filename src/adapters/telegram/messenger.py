@@ -158,6 +158,12 @@ class TelegramMessenger(Messenger):
                 reply_markup=inline_keyboard(keyboard),
             )
 
+    async def edit_keyboard(self, chat_id: int, message_id: int, keyboard: Keyboard | None) -> None:
+        async with _translated():
+            await self._bot.edit_message_reply_markup(
+                chat_id=chat_id, message_id=message_id, reply_markup=inline_keyboard(keyboard)
+            )
+
     async def delete_message(self, chat_id: int, message_id: int) -> None:
         async with _translated():
             await self._bot.delete_message(chat_id, message_id)

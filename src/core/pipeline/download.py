@@ -24,8 +24,11 @@ from core.classify import ApiVerdict, FailureKind, classify_telegram, classify_y
 from core.jobs.registry import DeadJob, JobContext, JobFailure, JobOutcome, RetryNotice
 from core.media.blob_store import BlobStore
 from core.media.info_cache import InfoService
+from core.pipeline.confirm import CANCEL, CONFIRM
 from core.pipeline.request import DownloadRequest
 from core.pipeline.url_guard import UrlGuard
+from core.trust.buttons import SignedButton, SignedButtons
+from core.trust.callback_data import ButtonRef
 from ports.blobs import BlobRecord
 from ports.caches import HandledUrls
 from ports.clock import Clock
@@ -33,7 +36,7 @@ from ports.errors import ShutdownAbort
 from ports.jobs import Guard, HandledUrlGuard, NewJob
 from ports.json import Payload
 from ports.media import Downloader, ToolFailure, VideoInfo
-from ports.messenger import Button, Messenger, MessengerError, StoredVideo, VideoFile, VideoMeta
+from ports.messenger import Messenger, MessengerError, StoredVideo, VideoFile, VideoMeta
 from ports.pending import PendingRequest, PendingStore
 
 log = logging.getLogger("vidrelay.download")
@@ -74,6 +77,7 @@ class Services:
     clock: Clock
     jobs: JobSubmitter
     new_id: Callable[[], str]
+    buttons: SignedButtons
 
 
 def site_key(url: str) -> str:
@@ -288,20 +292,23 @@ class DownloadVideo:
                 self._s.clock.now(),
             )
         )
-        keyboard = [
+        buttons = [
             [
-                Button(texts.LONG_VIDEO_YES, f"confirm:{pending_id}"),
-                Button(texts.LONG_VIDEO_NO, f"cancel:{pending_id}"),
+                SignedButton(texts.LONG_VIDEO_YES, ButtonRef(CONFIRM, pending_id)),
+                SignedButton(texts.LONG_VIDEO_NO, ButtonRef(CANCEL, pending_id)),
             ]
         ]
         try:
-            await self._s.messenger.send_text(
+            await self._s.buttons.post(
+                self._s.messenger,
                 request.chat_id,
                 texts.long_video_prompt(duration),
+                buttons,
                 reply_to=request.message_id,
-                keyboard=keyboard,
             )
         except MessengerError as error:
+            # Nobody can answer a prompt that is not there; the retry parks and asks anew.
+            await self._s.pending.cancel(pending_id, request.user_id)
             return Failure(api_failure(error))
         return Success(None)
 
