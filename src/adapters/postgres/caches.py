@@ -16,6 +16,12 @@ _CACHE_INFO = """
     ON CONFLICT (url) DO UPDATE SET entries = EXCLUDED.entries, canonical = EXCLUDED.canonical,
         created_at = EXCLUDED.created_at
 """
+# The empty URL marks the message itself: no link is ever empty, so it never blocks a job.
+_REMEMBER_MESSAGE = """
+    INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES ($1, $2, '', $3)
+    ON CONFLICT DO NOTHING
+"""
+_KNOWS_MESSAGE = "SELECT EXISTS (SELECT 1 FROM handled_urls WHERE chat_id = $1 AND message_id = $2)"
 # Evicting a URL takes every alias with it: the URL, its canonical URLs, and every row sharing one.
 _EVICT_INFO = """
     WITH doomed AS (
@@ -54,6 +60,13 @@ class PostgresInfoCache(PostgresAccess, InfoCache):
 
 
 class PostgresHandledUrls(PostgresAccess, HandledUrls):
+    async def remember_message(self, chat_id: int, message_id: int, now: float) -> None:
+        await self._db.execute(_REMEMBER_MESSAGE, chat_id, message_id, now)
+
+    async def knows_message(self, chat_id: int, message_id: int) -> bool:
+        known: bool = await self._db.fetchval(_KNOWS_MESSAGE, chat_id, message_id)
+        return known
+
     async def forget_handled(self, chat_id: int, message_id: int, url: str) -> None:
         sql = "DELETE FROM handled_urls WHERE chat_id = $1 AND message_id = $2 AND url = $3"
         await self._db.execute(sql, chat_id, message_id, url)

@@ -167,6 +167,18 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration(
+        "install secrets",
+        (
+            """
+            CREATE TABLE install_secrets (
+                name text PRIMARY KEY,
+                value bytea NOT NULL,
+                created_at double precision NOT NULL
+            )
+            """,
+        ),
+    ),
+    Migration(
         "claims: dead holders taken back, suspects alone, settle and claim in one call",
         (
             # A holder none of whose leases still runs is gone: all its rows come back at once,
@@ -313,7 +325,9 @@ async def _apply_next(connection: asyncpg.Connection, migrations: Sequence[Migra
     return True
 
 
-_OURS: Final = ("jobs", "failed_jobs", "pending", "blobs", "blob_bytes", "video_info", "handled_urls")
+_OURS: Final = (
+    "jobs", "failed_jobs", "pending", "blobs", "blob_bytes", "video_info", "handled_urls", "install_secrets"
+)
 
 
 async def _refuse_foreign(connection: asyncpg.Connection) -> None:

@@ -1,5 +1,5 @@
 """Every store port on one PostgreSQL database, for one ingest process and many workers on many
-machines: one class per port (jobs, failed_jobs, pending, blobs, caches) over one pool.
+machines: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets) over one pool.
 
 Unlike SQLite there is no single-instance lock: any number of processes share the database, and
 the leases, fencing tokens and dead-holder rule of the queue are what keep them apart.
@@ -21,6 +21,7 @@ from adapters.postgres.jobs import PostgresJobQueue
 from adapters.postgres.notices import WorkListener, WorkNotifier
 from adapters.postgres.pending import PostgresPending
 from adapters.postgres.schema import MIGRATIONS, Migration, migrate
+from adapters.postgres.secrets import PostgresInstallSecrets
 from ports.clock import Clock
 from ports.errors import StoreError
 from ports.notices import WorkNotices
@@ -39,6 +40,7 @@ class PostgresStore(
     PostgresBlobIndex,
     PostgresInfoCache,
     PostgresHandledUrls,
+    PostgresInstallSecrets,
     WorkNotices,
     Store,
 ):
