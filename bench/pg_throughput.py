@@ -31,7 +31,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -52,10 +51,14 @@ def main() -> int:
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--jobs", type=int, default=20_000)
     parser.add_argument("--producers", type=int, default=32)
-    parser.add_argument("--concurrency", type=int, default=4, help="jobs running at once per consumer process")
+    parser.add_argument(
+        "--concurrency", type=int, default=4, help="jobs running at once per consumer process"
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--workers", type=int, default=4, help="consumer processes of the scale-out figure")
     parser.add_argument("--systems", default=",".join(SYSTEMS))
@@ -150,7 +153,10 @@ async def measure(system: str, dsn: str, args: argparse.Namespace, workers: int)
         argvs = [[*base, "--consume"] for _ in range(workers)] + [[*base, "--produce", str(args.jobs)]]
     children = [
         await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
         )
         for argv in argvs
     ]
@@ -162,7 +168,7 @@ async def measure(system: str, dsn: str, args: argparse.Namespace, workers: int)
         for child in children:
             _tell(child, "go")
         await _expect(children[-1], "produced")
-        while await probe.fetchval(REMAINING[system]) > 0:
+        while await probe.fetchval(REMAINING[system]) > 0:  # noqa: ASYNC110 - the same probe for all
             await asyncio.sleep(_POLL_SECONDS)
         seconds = time.perf_counter() - started
     finally:
@@ -294,7 +300,7 @@ async def setup_pgqueuer(args: argparse.Namespace) -> Side:
     executed = [0]
     pool = await asyncpg.create_pool(args.dsn, min_size=_POOL, max_size=_POOL)
     producer = Queries(AsyncpgPoolDriver(pool))
-    await _once(args, lambda: producer.install())
+    await _once(args, producer.install)
     runner: list[asyncio.Task[None]] = []
     queuer: list[PgQueuer] = []
 
@@ -309,9 +315,7 @@ async def setup_pgqueuer(args: argparse.Namespace) -> Side:
 
         queuer.append(pgq)
         batch = max(1, args.concurrency // 2)  # pgqueuer refuses a cap below twice the batch size
-        runner.append(
-            asyncio.create_task(pgq.run(batch_size=batch, max_concurrent_tasks=args.concurrency))
-        )
+        runner.append(asyncio.create_task(pgq.run(batch_size=batch, max_concurrent_tasks=args.concurrency)))
 
     async def produce_one(n: int) -> None:
         await producer.enqueue("noop", str(n).encode())
@@ -342,7 +346,7 @@ async def setup_procrastinate(args: argparse.Namespace) -> Side:
         executed[0] += 1
 
     await app.open_async()
-    await _once(args, lambda: app.schema_manager.apply_schema_async())
+    await _once(args, app.schema_manager.apply_schema_async)
     runner: list[asyncio.Task[None]] = []
 
     async def start() -> None:

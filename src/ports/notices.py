@@ -10,9 +10,10 @@ what is claimable, and its own timers stay the fallback.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
+@runtime_checkable
 class WorkNotices(Protocol):
     def on_work(self, wake: Callable[[], None]) -> None:
         """Call `wake` (on the event loop) whenever work may have become claimable elsewhere."""

@@ -16,9 +16,8 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 import asyncpg
+import pytest
 
 from adapters.memory.store import MemoryStore
 from adapters.postgres import PostgresStore

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeAlias
 
 import asyncpg
 
 from adapters.postgres.connection import DRIVER_ERRORS
 from ports.errors import StoreError
 
-Row = asyncpg.Record
+Row: TypeAlias = Sequence[Any]
+"""An asyncpg Record: indexed and unpacked like a tuple."""
 _ERRORS = (*DRIVER_ERRORS, UnicodeEncodeError)
 """UnicodeEncodeError: a str with a lone surrogate, which no UTF-8 database can hold."""
 

@@ -55,9 +55,7 @@ class ClaimBatcher:
         self._next = _Batch()
         self._runner: asyncio.Task[None] | None = None
 
-    async def claim(
-        self, worker: str, now: float, lease_seconds: float, paused: Sequence[str]
-    ) -> Job | None:
+    async def claim(self, worker: str, now: float, lease_seconds: float, paused: Sequence[str]) -> Job | None:
         future: asyncio.Future[Job | None] = asyncio.get_running_loop().create_future()
         group = _Group(worker, lease_seconds, tuple(sorted(paused)))
         self._next.claims.setdefault(group, []).append(_Asked(now, future))
@@ -78,7 +76,7 @@ class ClaimBatcher:
         await asyncio.sleep(0)  # whoever submits in this same turn joins the batch
         while self._next.claims or self._next.completions:
             batch, self._next = self._next, _Batch()
-            groups = list(batch.claims.items()) or [(None, [])]
+            groups: list[tuple[_Group | None, list[_Asked]]] = list(batch.claims.items()) or [(None, [])]
             for n, (group, asked) in enumerate(groups):
                 completions = batch.completions if n == 0 else []
                 await self._round_trip(group, asked, completions)
@@ -89,8 +87,8 @@ class ClaimBatcher:
         asked: list[_Asked],
         completions: list[tuple[Lease, asyncio.Future[bool]]],
     ) -> None:
-        worker, lease_seconds, paused = ("", 0.0, ()) if group is None else (
-            group.worker, group.lease_seconds, group.paused
+        worker, lease_seconds, paused = (
+            ("", 0.0, ()) if group is None else (group.worker, group.lease_seconds, group.paused)
         )
         at = min((a.now for a in asked), default=0.0)
         until = max((a.now for a in asked), default=0.0) + lease_seconds

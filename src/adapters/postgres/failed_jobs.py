@@ -15,7 +15,7 @@ from ports.quota import UserQuota
 _COUNTS = """
     SELECT count(*), count(claimed_by), (SELECT count(*) FROM failed_jobs) FROM jobs
 """
-_LIST_JOBS = f"SELECT {JOB_COLUMNS} FROM jobs ORDER BY id LIMIT $1"
+_LIST_JOBS = f"SELECT {JOB_COLUMNS} FROM jobs ORDER BY id LIMIT $1"  # noqa: S608 - a constant column list
 _LIST_FAILED = """
     SELECT id, job_id, name, payload, error, attempts, max_attempts, created_at, failed_at, key,
         owner_id

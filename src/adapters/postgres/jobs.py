@@ -43,10 +43,11 @@ _NEW_JOB_IF_NONE_NAMED = """
     SELECT $1, $2, $3, $4, $5, $6, $7 WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE name = $1)
     RETURNING id
 """
-_TAKE_EXHAUSTED = f"""
+_TAKE_EXHAUSTED = """
     UPDATE jobs SET attempts = attempts + 1, claimed_by = $1, lease_until = $2, token = token + 1
     WHERE claimed_by IS NULL AND attempts >= max_attempts
-    RETURNING {JOB_COLUMNS}
+    RETURNING id, name, payload, attempts, max_attempts, available_at, created_at, key, owner_id,
+        claimed_by, lease_until, last_error, token, suspect
 """
 _RENEW = """
     UPDATE jobs SET lease_until = $1
@@ -102,7 +103,9 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
                 job_id = await self._db.fetchval(_NEW_JOB_IF_UNHANDLED, *values, chat, message, url)
             case SingletonGuard():
                 async with self._db.transaction() as connection:
-                    await connection.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", SINGLETON_LOCKS, job.name)
+                    await connection.execute(
+                        "SELECT pg_advisory_xact_lock($1, hashtext($2))", SINGLETON_LOCKS, job.name
+                    )
                     job_id = await connection.fetchval(_NEW_JOB_IF_NONE_NAMED, *values)
             case None:
                 job_id = await self._db.fetchval(_NEW_JOB, *values)
@@ -138,7 +141,9 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
         return await self._claims.complete(lease)
 
     async def retry_later(self, lease: Lease, available_at: float, error: str) -> bool:
-        changed = await self._db.execute(_RETRY_LATER, available_at, error_text(error), lease.job_id, lease.token)
+        changed = await self._db.execute(
+            _RETRY_LATER, available_at, error_text(error), lease.job_id, lease.token
+        )
         if changed:
             self._notifier.announce()  # idle workers elsewhere learn when it comes due
         return changed == 1
@@ -167,4 +172,3 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
 def insert_values(job: NewJob, payload: str, now: float) -> tuple[object, ...]:
     """The parameters of _NEW_JOB and its guarded forms; available_at 0 means "now"."""
     return (job.name, payload, job.max_attempts, job.available_at or now, job.key, job.owner_id, now)
-

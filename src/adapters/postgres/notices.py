@@ -100,7 +100,7 @@ class WorkListener(WorkNotices):
                 backoff = min(backoff * 2, _BACKOFF_CAP)
                 continue
             try:
-                connection.add_termination_listener(lambda _: lost.set())
+                connection.add_termination_listener(lambda _, ended=lost: ended.set())
                 await connection.add_listener(CHANNEL, self._on_notice)
                 self._connection = connection
                 self.subscriptions += 1

@@ -9,15 +9,17 @@ from ports.pending import CancelOutcome, PendingRequest, PendingStore
 
 _PENDING_COLUMNS = """id, chat_id, user_id, message_id, job_name, job_payload, job_max_attempts,
     job_available_at, job_key, job_owner_id, blob_key, created_at"""
-_PARK = f"""
-    INSERT INTO pending ({_PENDING_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+_PARK = """
+    INSERT INTO pending (id, chat_id, user_id, message_id, job_name, job_payload, job_max_attempts,
+        job_available_at, job_key, job_owner_id, blob_key, created_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
     ON CONFLICT (id) DO UPDATE SET (chat_id, user_id, message_id, job_name, job_payload,
         job_max_attempts, job_available_at, job_key, job_owner_id, blob_key, created_at) = (
         EXCLUDED.chat_id, EXCLUDED.user_id, EXCLUDED.message_id, EXCLUDED.job_name,
         EXCLUDED.job_payload, EXCLUDED.job_max_attempts, EXCLUDED.job_available_at, EXCLUDED.job_key,
         EXCLUDED.job_owner_id, EXCLUDED.blob_key, EXCLUDED.created_at)
 """
-_PENDING = f"SELECT {_PENDING_COLUMNS} FROM pending WHERE id = $1"
+_PENDING = f"SELECT {_PENDING_COLUMNS} FROM pending WHERE id = $1"  # noqa: S608 - a constant column list
 _ADOPT = """
     WITH taken AS (
         DELETE FROM pending WHERE id = $1
@@ -39,7 +41,7 @@ _CANCEL = """
     )
     SELECT (SELECT user_id FROM target), EXISTS (SELECT 1 FROM deleted)
 """
-_EXPIRE = f"DELETE FROM pending WHERE created_at < $1 RETURNING {_PENDING_COLUMNS}"
+_EXPIRE = f"DELETE FROM pending WHERE created_at < $1 RETURNING {_PENDING_COLUMNS}"  # noqa: S608 - a constant column list
 _PINNED = "SELECT DISTINCT blob_key FROM pending WHERE blob_key IS NOT NULL AND blob_key <> ''"
 
 
@@ -69,7 +71,9 @@ class PostgresPending(PostgresAccess, PendingStore):
         return CancelOutcome.CANCELLED if deleted else CancelOutcome.NOT_REQUESTER
 
     async def expire(self, created_before: float) -> list[PendingRequest]:
-        expired = [codec.pending_from_row(tuple(row)) for row in await self._db.fetch(_EXPIRE, created_before)]
+        expired = [
+            codec.pending_from_row(tuple(row)) for row in await self._db.fetch(_EXPIRE, created_before)
+        ]
         return sorted(expired, key=lambda r: (r.created_at, r.id))
 
     async def pinned_keys(self) -> set[str]:

@@ -326,7 +326,14 @@ async def _apply_next(connection: asyncpg.Connection, migrations: Sequence[Migra
 
 
 _OURS: Final = (
-    "jobs", "failed_jobs", "pending", "blobs", "blob_bytes", "video_info", "handled_urls", "install_secrets"
+    "jobs",
+    "failed_jobs",
+    "pending",
+    "blobs",
+    "blob_bytes",
+    "video_info",
+    "handled_urls",
+    "install_secrets",
 )
 
 

@@ -97,6 +97,3 @@ class PostgresStore(
             await self._db.pool.close()
         except DRIVER_ERRORS as error:
             raise StoreError(f"closing the PostgreSQL pool failed: {error}") from error
-
-
-

@@ -40,7 +40,6 @@ async def pair(pg_dsn: str) -> AsyncIterator[tuple[PostgresStore, PostgresStore]
     await ingest.close()
 
 
-
 async def test_an_enqueue_in_another_process_wakes_the_idle_workers(
     pair: tuple[PostgresStore, PostgresStore],
 ) -> None:

@@ -41,8 +41,16 @@ class Fleet:
         for n in range(count):
             log = (self.folder / f"worker-{n}.log").open("ab")
             process = await asyncio.create_subprocess_exec(
-                sys.executable, str(WORKER), "--dsn", self.dsn, "--runs", str(self.runs_file(n)),
-                "--lease", str(LEASE_SECONDS), stdout=asyncio.subprocess.PIPE, stderr=log,
+                sys.executable,
+                str(WORKER),
+                "--dsn",
+                self.dsn,
+                "--runs",
+                str(self.runs_file(n)),
+                "--lease",
+                str(LEASE_SECONDS),
+                stdout=asyncio.subprocess.PIPE,
+                stderr=log,
             )
             self.processes.append(process)
         for process in self.processes:
@@ -91,7 +99,9 @@ async def _seed(store: PostgresStore, first: int) -> None:
 async def left_in_queue(dsn: str) -> tuple[int, int]:
     connection = await asyncpg.connect(dsn)
     try:
-        row = await connection.fetchrow("SELECT (SELECT count(*) FROM jobs), (SELECT count(*) FROM failed_jobs)")
+        row = await connection.fetchrow(
+            "SELECT (SELECT count(*) FROM jobs), (SELECT count(*) FROM failed_jobs)"
+        )
     finally:
         await connection.close()
     assert row is not None
@@ -133,9 +143,7 @@ async def test_a_worker_killed_mid_run_loses_nothing_and_only_its_in_flight_jobs
     await victim.wait()
     connection = await asyncpg.connect(fleet.dsn)
     try:
-        held = await connection.fetch(
-            "SELECT payload FROM jobs WHERE claimed_by = $1", fleet.worker_ids[0]
-        )
+        held = await connection.fetch("SELECT payload FROM jobs WHERE claimed_by = $1", fleet.worker_ids[0])
     finally:
         await connection.close()
     in_flight = {json.loads(row[0])["n"] for row in held}

@@ -41,8 +41,7 @@ async def fill(store: PostgresStore, count: int) -> list[int]:
 async def test_workers_of_two_processes_claiming_at_once_never_share_a_row(
     stores: tuple[PostgresStore, PostgresStore],
 ) -> None:
-    first, second = stores
-    ids = await fill(first, 120)
+    ids = await fill(stores[0], 120)
 
     async def drain(store: PostgresStore, worker: str) -> list[int]:
         taken = []
@@ -161,7 +160,9 @@ async def test_a_database_holding_another_programs_tables_is_refused_untouched(p
         await other.execute("CREATE TABLE jobs (id serial PRIMARY KEY, what text)")
         with pytest.raises(StoreRefused, match=r"tables vidrelay did not create \(jobs\)"):
             await PostgresStore.open(pg_dsn, node="n")
-        tables = {r[0] for r in await other.fetch("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+        tables = {
+            r[0] for r in await other.fetch("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        }
     finally:
         await other.close()
     assert tables == {"jobs"}
@@ -172,7 +173,9 @@ async def test_a_database_of_a_newer_release_is_refused(pg_dsn: str) -> None:
     await store.close()
     other = await asyncpg.connect(pg_dsn)
     try:
-        await other.execute(f"INSERT INTO {VERSIONS_TABLE} (version, name) VALUES ($1, 'future')", len(MIGRATIONS) + 1)
+        await other.execute(
+            f"INSERT INTO {VERSIONS_TABLE} (version, name) VALUES ($1, 'future')", len(MIGRATIONS) + 1
+        )
     finally:
         await other.close()
 

@@ -35,7 +35,9 @@ async def main(arguments: argparse.Namespace) -> int:
     worker_id = f"test-worker-{uuid.uuid4().hex[:8]}"
     store = await PostgresStore.open(arguments.dsn, node=worker_id)
     registry = JobRegistry([JobType("noop", noop, timeout_seconds=arguments.lease)])
-    config = EngineConfig(concurrency=arguments.concurrency, recover_leases_on_boot=False, lease_margin_seconds=0.0)
+    config = EngineConfig(
+        concurrency=arguments.concurrency, recover_leases_on_boot=False, lease_margin_seconds=0.0
+    )
     engine = Engine(store, SystemClock(), registry, config, random.random, worker_id=worker_id)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
