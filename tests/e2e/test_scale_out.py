@@ -80,8 +80,13 @@ async def deployment(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Deployment]:
         finally:
             for bot in (ingest, *workers):
                 await bot.close()
-            for log in sorted(tmp_path.glob("*.log")):
-                print(f"==== {log.name}\n{log.read_text(errors='replace')[-6000:]}")
+            _print_logs(tmp_path)
+
+
+def _print_logs(folder: Path) -> None:
+    """Shown by pytest only when a test failed: what each process said."""
+    for log in sorted(folder.glob("*.log")):
+        print(f"==== {log.name}\n{log.read_text(errors='replace')[-6000:]}")
 
 
 async def test_eight_links_from_eight_chats_are_each_delivered_exactly_once(deployment: Deployment) -> None:
@@ -101,7 +106,8 @@ async def test_eight_links_from_eight_chats_are_each_delivered_exactly_once(depl
         assert video.sha256 == sha256_of(clip)
     for user, message in sent:
         assert [v.reply_to for v in api.videos(user.id)] == [message]  # exactly once
-    assert deployment.ingest.running and all(w.running for w in deployment.workers)
+    assert deployment.ingest.running
+    assert all(w.running for w in deployment.workers)
 
 
 async def test_the_other_worker_delivers_what_a_killed_worker_was_downloading(deployment: Deployment) -> None:
