@@ -76,7 +76,8 @@ async def sqlite_kit(tmp_path: Path) -> AsyncIterator[StoreKit]:
 
 
 @pytest.fixture
-async def postgres_kit(pg_dsn: str) -> AsyncIterator[StoreKit]:
+async def postgres_kit(pg_migrated_dsn: str) -> AsyncIterator[StoreKit]:
+    pg_dsn = pg_migrated_dsn
     store = await PostgresStore.open(pg_dsn, node="contract-node")
 
     async def from_another_connection(sql: str, *parameters: object) -> None:
