@@ -1,30 +1,25 @@
 """The bot split over PostgreSQL, as real processes: one `--role ingest`, two `--role worker`
 (each on its own data folder), the fake Bot API and the local video site.
 
-Each link is delivered exactly once, whichever worker takes it; a worker killed while it holds
-a stalled download loses nothing: once its lease ends, the other worker delivers the video.
+Each link is delivered exactly once, whichever worker takes it; a second ingest, or a database
+that cannot be reached, refuses the start with one line.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import asyncpg
 import pytest
 
 from testkit.bot_process import BotProcess, bot_environment
 from testkit.telegram import Chat, FakeBotApi
 from testkit.video_site import VideoServer
-from testkit.video_site.behaviours import Body, Stall
+from testkit.video_site.behaviours import Body
 from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_user, sha256_of
 
 pytestmark = pytest.mark.slow
-
-LEASE_SECONDS = "3"
 
 
 @dataclass
@@ -34,25 +29,6 @@ class Deployment:
     dsn: str
     ingest: BotProcess
     workers: list[BotProcess]
-
-    async def holder_of(self, url: str) -> BotProcess:
-        """The worker process whose claim holds the job of `url` (its worker id names its pid)."""
-        deadline = time.monotonic() + WAIT_SECONDS
-        connection = await asyncpg.connect(self.dsn)
-        try:
-            while time.monotonic() < deadline:
-                holder = await connection.fetchval(
-                    "SELECT claimed_by FROM jobs WHERE payload LIKE $1 AND claimed_by IS NOT NULL",
-                    f"%{url}%",
-                )
-                pid = int(holder.split(":")[1]) if holder else None
-                for worker in self.workers:
-                    if worker.pid == pid:
-                        return worker
-                await asyncio.sleep(0.1)
-        finally:
-            await connection.close()
-        raise AssertionError(f"no worker claimed {url}")
 
 
 @pytest.fixture
@@ -65,7 +41,6 @@ async def deployment(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Deployment]:
                 tmp_path / name,
                 VIDRELAY_STORE="postgres",
                 VIDRELAY_DATABASE_URL=pg_dsn,
-                VIDRELAY_JOB_LEASE_SECONDS=LEASE_SECONDS,
             )
             return BotProcess(env, tmp_path / f"{name}.log", role=role)
 
@@ -108,30 +83,6 @@ async def test_eight_links_from_eight_chats_are_each_delivered_exactly_once(depl
         assert [v.reply_to for v in api.videos(user.id)] == [message]  # exactly once
     assert deployment.ingest.running
     assert all(w.running for w in deployment.workers)
-
-
-async def test_the_other_worker_delivers_what_a_killed_worker_was_downloading(deployment: Deployment) -> None:
-    api, site = deployment.api, deployment.site
-    user = new_user()
-    path = "/scale/stalled.mp4"
-    site.set_route(path, Stall(content_length=2_000_000))
-    message = api.send_text(Chat.private(user), user, site.url(path))
-    holder = await deployment.holder_of(site.url(path))
-    deadline = time.monotonic() + WAIT_SECONDS
-    while not any(r.path == path and r.finished is None for r in site.requests):  # the body is on its way
-        assert time.monotonic() < deadline, "the download never started"
-        await asyncio.sleep(0.05)
-
-    await holder.kill()
-    site.set_route(path, Body(site.clip("short").read_bytes(), "video/mp4"))
-
-    video = await api.wait_for(
-        lambda: next((v for v in api.videos(user.id) if v.reply_to == message), None), timeout=WAIT_SECONDS
-    )
-    assert video.sha256 == sha256_of(site.clip("short"))
-    [survivor] = [w for w in deployment.workers if w is not holder]
-    assert survivor.running
-    assert [v.reply_to for v in api.videos(user.id)] == [message]
 
 
 async def test_a_second_ingest_on_the_database_is_refused_with_one_line(

@@ -85,7 +85,7 @@ def test_help_lists_the_commands() -> None:
 
 def test_the_postgres_store_needs_its_url() -> None:
     with pytest.raises(
-        SettingsError, match="^VIDRELAY_DATABASE_URL is required with VIDRELAY_STORE=postgres$"
+        SettingsError, match=r"^VIDRELAY_DATABASE_URL is required with VIDRELAY_STORE=postgres$"
     ):
         load_settings({"VIDRELAY_STORE": "postgres"})
 

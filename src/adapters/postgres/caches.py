@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from adapters import rows as codec
 from adapters.postgres.access import PostgresAccess
-from adapters.sqlite import codec
 from ports.caches import HandledUrls, InfoCache
 from ports.media import VideoInfo
 

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from adapters import rows as codec
 from adapters.postgres.access import Database
-from adapters.sqlite import codec
 from ports.errors import StoreError
 from ports.jobs import Job, Lease
 

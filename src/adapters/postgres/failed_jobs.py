@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from adapters import rows as codec
 from adapters.postgres.access import PostgresAccess
 from adapters.postgres.jobs import JOB_COLUMNS
 from adapters.postgres.notices import WorkNotifier
-from adapters.sqlite import codec
 from ports.failed_jobs import FailedJobs
 from ports.jobs import FailedJob, Job, QueueCounts
 from ports.quota import UserQuota

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Final
 
+from adapters import rows as codec
 from adapters.postgres.access import PostgresAccess
 from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.notices import WorkNotifier
-from adapters.sqlite import codec
 from ports.jobs import FailedJob, Guard, HandledUrlGuard, Job, Lease, NewJob, SingletonGuard
 from ports.json import Payload
 from ports.queue import JobQueue

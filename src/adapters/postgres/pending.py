@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from adapters import rows as codec
 from adapters.postgres.access import PostgresAccess
 from adapters.postgres.notices import WorkNotifier
-from adapters.sqlite import codec
 from ports.pending import CancelOutcome, PendingRequest, PendingStore
 
 _PENDING_COLUMNS = """id, chat_id, user_id, message_id, job_name, job_payload, job_max_attempts,

@@ -179,6 +179,21 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration(
+        "chat settings",
+        (
+            """
+            CREATE TABLE chat_settings (
+                chat_id bigint PRIMARY KEY,
+                max_height integer,
+                audio_only boolean NOT NULL,
+                ask_long_videos boolean NOT NULL,
+                ask_longer_than_seconds integer,
+                updated_at double precision NOT NULL
+            )
+            """,
+        ),
+    ),
+    Migration(
         "claims: dead holders taken back, suspects alone, settle and claim in one call",
         (
             # A holder none of whose leases still runs is gone: all its rows come back at once,

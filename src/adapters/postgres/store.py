@@ -1,5 +1,6 @@
 """Every store port on one PostgreSQL database, for one ingest process and many workers on many
-machines: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets) over one pool.
+machines: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings)
+over one pool.
 
 Unlike SQLite there is no single-instance lock: any number of processes share the database, and
 the leases, fencing tokens and dead-holder rule of the queue are what keep them apart.
@@ -14,6 +15,7 @@ from adapters.clock import SystemClock
 from adapters.postgres.access import Database
 from adapters.postgres.blobs import PostgresBlobIndex
 from adapters.postgres.caches import PostgresHandledUrls, PostgresInfoCache
+from adapters.postgres.chat_settings import PostgresChatSettings
 from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.connection import DRIVER_ERRORS, connect, masked, open_pool
 from adapters.postgres.failed_jobs import PostgresFailedJobs, PostgresUserQuota
@@ -41,6 +43,7 @@ class PostgresStore(
     PostgresInfoCache,
     PostgresHandledUrls,
     PostgresInstallSecrets,
+    PostgresChatSettings,
     WorkNotices,
     Store,
 ):
