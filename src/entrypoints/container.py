@@ -8,7 +8,6 @@ Stores open asynchronously and only the chosen one is ever opened: callers resol
 
 from __future__ import annotations
 
-import os
 import random
 import secrets
 import uuid
@@ -60,6 +59,7 @@ from core.trust.keys import InstallKeys
 from core.trust.settings_access import SettingsAccess
 from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
+from entrypoints.node import node_name, worker_id
 from entrypoints.settings import Settings
 from ports.clock import Clock
 from ports.net import HostResolver
@@ -75,6 +75,17 @@ async def _memory_store() -> AsyncIterator[Store]:
 async def _sqlite_store(path: Path, synchronous: str) -> AsyncIterator[Store]:
     path.parent.mkdir(parents=True, exist_ok=True)
     store = await SqliteStore.open(path, synchronous=synchronous)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+async def _postgres_store(dsn: str, data_dir: Path, pool_size: int, clock: Clock) -> AsyncIterator[Store]:
+    # asyncpg comes with the `postgres` extra: only a deployment that chose it needs it.
+    from adapters.postgres import PostgresStore  # noqa: PLC0415
+
+    store = await PostgresStore.open(dsn, node=node_name(data_dir), pool_size=pool_size, clock=clock)
     try:
         yield store
     finally:
@@ -97,10 +108,6 @@ async def _bot(token: SecretStr | None, api_url: str, local_mode: bool, clock: C
         yield bot
     finally:
         await bot.session.close()
-
-
-def _worker_id() -> str:
-    return f"{os.uname().nodename}:{os.getpid()}"
 
 
 def _short_id() -> str:
@@ -128,6 +135,13 @@ class Container(containers.DeclarativeContainer):
             _sqlite_store,
             path=settings.provided.sqlite_path,
             synchronous=settings.provided.sqlite_synchronous,
+        ),
+        postgres=providers.Resource(
+            _postgres_store,
+            settings.provided.database_dsn,
+            settings.provided.data_dir,
+            settings.provided.database_pool_size,
+            clock,
         ),
     )
     blob_files = providers.Singleton(LocalBlobFiles, settings.provided.data_dir)
@@ -175,8 +189,9 @@ class Container(containers.DeclarativeContainer):
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     new_id = providers.Object(_short_id)
 
-    # The job engine. Both stores built here serve one process, so boot recovery of leases
-    # stays on (EngineConfig's default): every lease found at boot belongs to a dead process.
+    # The job engine. SQLite and memory serve one process, so boot recovery of leases stays on
+    # there: every lease found at boot belongs to a dead process. On PostgreSQL other workers
+    # are alive: their rows come back only through the dead-holder rule.
     registry = providers.Singleton(JobRegistry)
     bare_engine = providers.Singleton(
         Engine,
@@ -188,9 +203,10 @@ class Container(containers.DeclarativeContainer):
             concurrency=settings.provided.job_concurrency,
             max_attempts=settings.provided.max_attempts,
             retry=providers.Singleton(RetryPolicy, base_seconds=settings.provided.retry_base_seconds),
+            recover_leases_on_boot=settings.provided.single_process_store,
         ),
         random,
-        providers.Singleton(_worker_id),
+        providers.Singleton(worker_id),
         providers.Singleton(CircuitBreakers),
     )
 
