@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from ports.media import Progress, VideoInfo
+from ports.media import Progress, Stage, VideoInfo
 
 MB = 1_000_000
 LONG_VIDEO_YES = "👍 Yes please"
@@ -25,6 +25,8 @@ _BAR_CELLS = 10
 HELP = (
     "Send me a link to a video and I will send the video back, playable right here.\n\n"
     "• Works in private chats and in groups (add me to a group; I only post the videos).\n"
+    "• <code>/audio &lt;url&gt;</code> sends the sound only; <code>/video &lt;url&gt;</code> the video.\n"
+    "• <code>/settings</code>: the quality, the sound only by default, and in groups long videos.\n"
     "• <code>/verbose &lt;url&gt;</code> shows yt-dlp's full output while it works.\n"
     "• Inline: type <code>@{bot} &lt;url&gt;</code> in any chat."
 )
@@ -60,6 +62,26 @@ def video_info(info: VideoInfo) -> str:
 
 def downloading() -> str:
     return "\n⬇️ <b>Downloading...</b>"
+
+
+def converting() -> str:
+    return "\n🎞 <b>Converting…</b>"
+
+
+def compressing(limit_bytes: int) -> str:
+    # Telegram's limits are binary megabytes (50 MB = 50 x 1024 x 1024 bytes): named as it names them.
+    return f"\n📦 <b>Compressing to fit {limit_bytes / 1024 / 1024:.0f} MB…</b>"
+
+
+def stage_line(progress: Progress, upload_limit_bytes: int) -> str | None:
+    """The lasting line that opens a stage after the download; None for the download itself."""
+    match progress.stage:
+        case Stage.CONVERT:
+            return converting()
+        case Stage.COMPRESS:
+            return compressing(upload_limit_bytes)
+        case Stage.DOWNLOAD:
+            return None
 
 
 def progress_line(progress: Progress) -> str:
@@ -106,7 +128,11 @@ def queue_full(limit: int) -> str:
 
 
 def verbose_usage() -> str:
-    return "Usage: <code>/verbose &lt;url&gt;</code>"
+    return command_usage("verbose")
+
+
+def command_usage(command: str) -> str:
+    return f"Usage: <code>/{command} &lt;url&gt;</code>"
 
 
 def status(lines: Sequence[tuple[str, object]]) -> str:

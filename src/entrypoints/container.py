@@ -8,7 +8,6 @@ Stores open asynchronously and only the chosen one is ever opened: callers resol
 
 from __future__ import annotations
 
-import os
 import random
 import secrets
 import uuid
@@ -22,6 +21,7 @@ from pydantic import SecretStr
 
 from adapters.clock import SystemClock
 from adapters.ffmpeg.prober import FfprobeProber
+from adapters.ffmpeg.transcoder import FfmpegTranscoder
 from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
 from adapters.net.forward_proxy import ForwardProxy
@@ -30,14 +30,19 @@ from adapters.sqlite.store import SqliteStore
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
 from adapters.ytdlp.downloader import YtDlpDownloader
+from adapters.ytdlp.heights import YtDlpFormatChoice
 from adapters.ytdlp.locator import YtDlpLocator
 from adapters.ytdlp.updater import YtDlpUpdater
+from core.chat_settings.access import RememberedAccess
+from core.chat_settings.service import ChatSettingsService
 from core.jobs.breaker import CircuitBreakers
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import JobRegistry, JobType
 from core.lifecycle import RetryPolicy
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
+from core.media.playable import PlayableDownloads
+from core.media.thumbnails import Thumbnails
 from core.pipeline.confirm import Confirmations
 from core.pipeline.download import DownloadVideo
 from core.pipeline.inline import DownloadInline
@@ -52,8 +57,10 @@ from core.pipeline.url_guard import UrlGuard
 from core.status import StatusQuery
 from core.trust.buttons import SignedButtons
 from core.trust.keys import InstallKeys
+from core.trust.settings_access import SettingsAccess
 from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
+from entrypoints.node import node_name, worker_id
 from entrypoints.settings import Settings
 from ports.clock import Clock
 from ports.net import HostResolver
@@ -69,6 +76,17 @@ async def _memory_store() -> AsyncIterator[Store]:
 async def _sqlite_store(path: Path, synchronous: str) -> AsyncIterator[Store]:
     path.parent.mkdir(parents=True, exist_ok=True)
     store = await SqliteStore.open(path, synchronous=synchronous)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+async def _postgres_store(dsn: str, data_dir: Path, pool_size: int, clock: Clock) -> AsyncIterator[Store]:
+    # asyncpg comes with the `postgres` extra: only a deployment that chose it needs it.
+    from adapters.postgres import PostgresStore  # noqa: PLC0415
+
+    store = await PostgresStore.open(dsn, node=node_name(data_dir), pool_size=pool_size, clock=clock)
     try:
         yield store
     finally:
@@ -91,12 +109,6 @@ async def _bot(token: SecretStr | None, api_url: str, local_mode: bool, clock: C
         yield bot
     finally:
         await bot.session.close()
-
-
-def _worker_id() -> str:
-    # Unique per process start, not just per pid: a container's bot is pid 1 at every boot, and a
-    # row held by "the same" worker id would never be taken back from the process that died.
-    return f"{os.uname().nodename}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 def _short_id() -> str:
@@ -125,6 +137,13 @@ class Container(containers.DeclarativeContainer):
             path=settings.provided.sqlite_path,
             synchronous=settings.provided.sqlite_synchronous,
         ),
+        postgres=providers.Resource(
+            _postgres_store,
+            settings.provided.database_dsn,
+            settings.provided.data_dir,
+            settings.provided.database_pool_size,
+            clock,
+        ),
     )
     blob_files = providers.Singleton(LocalBlobFiles, settings.provided.data_dir)
     locator = providers.Singleton(YtDlpLocator, settings.provided.data_dir)
@@ -147,8 +166,11 @@ class Container(containers.DeclarativeContainer):
         warm=settings.provided.ytdlp_warm,
         warm_idle_seconds=settings.provided.ytdlp_warm_idle_seconds,
         proxy=egress_proxy,
+        max_download_bytes=settings.provided.download_cap_bytes,
+        cookies_file=settings.provided.ytdlp_cookies_file,
     )
     prober = providers.Singleton(FfprobeProber)
+    transcoder = providers.Singleton(FfmpegTranscoder)
     ytdlp_updater = providers.Singleton(
         YtDlpUpdater,
         settings.provided.data_dir,
@@ -168,9 +190,10 @@ class Container(containers.DeclarativeContainer):
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     new_id = providers.Object(_short_id)
 
-    # The job engine. Both stores built here serve one process (`vidrelay run` holds the data
-    # folder's instance lock), so EngineConfig's sole_instance stays on: at boot, every other
-    # holder of a row is dead, and its rows come back through the crash-attribution rule.
+    # The job engine. SQLite and memory serve one process (`vidrelay run` holds the data
+    # folder's instance lock), so EngineConfig's sole_instance is on there: at boot, every other
+    # holder of a row is dead, and its rows come back through the crash-attribution rule. On
+    # PostgreSQL other workers are alive: their rows come back only through the dead-holder rule.
     registry = providers.Singleton(JobRegistry)
     bare_engine = providers.Singleton(
         Engine,
@@ -182,9 +205,12 @@ class Container(containers.DeclarativeContainer):
             concurrency=settings.provided.job_concurrency,
             max_attempts=settings.provided.max_attempts,
             retry=providers.Singleton(RetryPolicy, base_seconds=settings.provided.retry_base_seconds),
+            lease_seconds=settings.provided.lease_seconds,
+            heartbeat_seconds=settings.provided.heartbeat_seconds,
+            sole_instance=settings.provided.single_process_store,
         ),
         random,
-        providers.Singleton(_worker_id),
+        providers.Singleton(worker_id),
         providers.Singleton(CircuitBreakers),
     )
 
@@ -196,12 +222,21 @@ class Container(containers.DeclarativeContainer):
         BlobService, store, blob_files, store, clock, prober, max_bytes=settings.provided.max_blob_bytes
     )
     info = providers.Singleton(InfoService, store, downloader, clock)
+    # What a job downloads through: the file comes out playable everywhere and within the limit.
+    playable = providers.Singleton(
+        PlayableDownloads,
+        downloader,
+        prober,
+        transcoder,
+        upload_limit_bytes=settings.provided.upload_limit_bytes,
+        transcode_timeout=settings.provided.ffmpeg_timeout_seconds,
+    )
     guard = providers.Singleton(UrlGuard, resolver, guard_rules)
     services = providers.Singleton(
         Services,
         info=info,
         blobs=blobs,
-        downloader=downloader,
+        downloader=playable,
         messenger=messenger,
         pending=store,
         handled=store,
@@ -210,6 +245,13 @@ class Container(containers.DeclarativeContainer):
         jobs=bare_engine,
         new_id=new_id,
         buttons=buttons,
+        audio=downloader,
+        formats=providers.Singleton(
+            YtDlpFormatChoice,
+            max_filesize_bytes=settings.provided.upload_limit_bytes,
+            max_download_bytes=settings.provided.download_cap_bytes,
+        ),
+        thumbnails=providers.Singleton(Thumbnails, transcoder, blob_files),
     )
     download = providers.Singleton(
         DownloadVideo,
@@ -220,6 +262,7 @@ class Container(containers.DeclarativeContainer):
             confirm_longer_than_seconds=settings.provided.confirm_longer_than_seconds,
             ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
             max_attempts=settings.provided.max_attempts,
+            max_download_bytes=settings.provided.download_cap_bytes,
         ),
     )
     download_inline = providers.Selector(
@@ -268,6 +311,7 @@ class Container(containers.DeclarativeContainer):
         guard,
         store,
         clock,
+        store,
         enqueue_retries,
         max_queued_per_user=settings.provided.max_queued_per_user,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
@@ -280,12 +324,22 @@ class Container(containers.DeclarativeContainer):
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)
+    chat_settings = providers.Singleton(
+        ChatSettingsService,
+        store,
+        messenger,
+        buttons,
+        providers.Singleton(RememberedAccess, providers.Singleton(SettingsAccess, messenger), clock),
+        clock,
+        default_ask_seconds=settings.provided.confirm_longer_than_seconds,
+    )
     dispatcher = providers.Singleton(
         build_dispatcher,
         intake=intake,
         confirmations=confirmations,
         inline=inline_requests,
         status=status,
+        chat_settings=chat_settings,
         queue_cap=settings.provided.max_queued_per_user,
         admin_user_ids=settings.provided.admin_user_ids,
     )

@@ -9,12 +9,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from core.media.playable import MAX_FIT_PASSES
 from core.url_policy import Endpoint
 
 PREFIX = "VIDRELAY_"
+DOWNLOAD_CAP_FACTOR = 4
+_PRIVATE = frozenset({"ytdlp_cookies_file"})
+"""Settings shown only as "(masked)": not secrets by type, but nothing an onlooker should read."""
 IdList = Annotated[tuple[int, ...], NoDecode]
 HostPorts = Annotated[tuple[str, ...], NoDecode]
 Switch = Literal["on", "off"]
@@ -33,13 +37,16 @@ class Settings(BaseSettings):
         False, description="a local Bot API server: `file://` uploads, 2000 MB limit instead of 50 MB"
     )
     data_dir: Path = Field(Path("./data"), description="SQLite file, blobs, staging, yt-dlp installs")
-    store: Literal["sqlite", "memory"] = Field(
+    store: Literal["sqlite", "memory", "postgres"] = Field(
         "sqlite",
-        description="`sqlite` (one file in the data folder) or `memory` (nothing survives a restart); "
-        "`postgres` is refused until its adapter lands",
+        description="`sqlite` (one file in the data folder), `memory` (nothing survives a restart) or "
+        "`postgres` (one ingest and many workers sharing `VIDRELAY_DATABASE_URL`)",
     )
     database_url: SecretStr | None = Field(
-        None, description="Postgres DSN, for the `postgres` store once it lands (read by nothing yet)"
+        None, description="`postgresql://user:password@host:5432/db`, for `VIDRELAY_STORE=postgres`"
+    )
+    database_pool_size: int = Field(
+        4, ge=2, le=100, description="PostgreSQL connections per process, besides the listening one"
     )
     job_concurrency: int = Field(3, ge=1, le=64, description="jobs at once")
     ytdlp_concurrency: int = Field(3, ge=1, le=64, description="yt-dlp processes at once")
@@ -48,6 +55,13 @@ class Settings(BaseSettings):
     )
     retry_base_seconds: float = Field(
         1.0, gt=0, le=3600, description="backoff base: attempt n waits about base·2^(n-1), ±25 % jitter"
+    )
+    lease_seconds: float = Field(
+        30.0,
+        ge=1,
+        le=3600,
+        description="a running job's claim, renewed every third of it; a job whose worker died is "
+        "claimable again once its lease ended",
     )
     ytdlp_timeout_seconds: float = Field(300.0, gt=0, description="per-attempt yt-dlp deadline")
     ytdlp_update_interval_seconds: float = Field(
@@ -65,6 +79,20 @@ class Settings(BaseSettings):
     )
     ytdlp_pip_args: str = Field(
         "", description="extra pip arguments for the updater (a private index, `--find-links`); empty = PyPI"
+    )
+    ytdlp_cookies_file: Path | None = Field(
+        None,
+        description="a Netscape cookies.txt passed to yt-dlp for sites that need a login; never shown "
+        "or logged, a missing or unreadable file refuses the start",
+    )
+    max_download_bytes: int | None = Field(
+        None,
+        ge=1,
+        description="nothing bigger is fetched (announced, estimated or counted while it downloads); "
+        "unset = 4 times the upload limit, room to compress to fit",
+    )
+    ffmpeg_timeout_seconds: float = Field(
+        600.0, gt=0, description="deadline of one ffmpeg run (a conversion or a compression to fit)"
     )
     shutdown_grace_seconds: float = Field(
         30.0, ge=0, description="in-flight jobs may finish for this long after SIGTERM"
@@ -122,6 +150,14 @@ class Settings(BaseSettings):
             return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
         return value
 
+    @field_validator("ytdlp_cookies_file")
+    @classmethod
+    def _readable(cls, value: Path | None) -> Path | None:
+        # The message names no path: the variable is enough to find it, and the path stays private.
+        if value is not None and not _is_readable_file(value):
+            raise ValueError("the cookies file is missing, not a file, or not readable")
+        return value
+
     @field_validator("private_url_allowlist", mode="before")
     @classmethod
     def _split_host_ports(cls, value: Any) -> Any:
@@ -138,9 +174,34 @@ class Settings(BaseSettings):
             raise ValueError("must be an http(s) URL")
         return value.rstrip("/")
 
+    @model_validator(mode="after")
+    def _postgres_needs_its_url(self) -> Settings:
+        if self.store == "postgres" and self.database_url is None:
+            raise ValueError("VIDRELAY_DATABASE_URL is required with VIDRELAY_STORE=postgres")
+        return self
+
+    @property
+    def heartbeat_seconds(self) -> float:
+        """Three renewals per lease: one late or failed heartbeat never loses a live job."""
+        return self.lease_seconds / 3
+
+    @property
+    def single_process_store(self) -> bool:
+        """Only one process ever uses the store (SQLite's instance lock, memory)."""
+        return self.store != "postgres"
+
+    @property
+    def database_dsn(self) -> str:
+        return "" if self.database_url is None else self.database_url.get_secret_value()
+
     @property
     def upload_limit_bytes(self) -> int:
         return 2000 * 1024 * 1024 if self.telegram_local_mode else 50 * 1024 * 1024
+
+    @property
+    def download_cap_bytes(self) -> int:
+        """Room for compress-to-fit: a source a few times the limit can still be brought under it."""
+        return self.max_download_bytes or DOWNLOAD_CAP_FACTOR * self.upload_limit_bytes
 
     @property
     def private_url_endpoints(self) -> tuple[Endpoint, ...]:
@@ -152,8 +213,9 @@ class Settings(BaseSettings):
 
     @property
     def attempt_timeout_seconds(self) -> float:
-        """A whole attempt: a scrape and a download, each with its own yt-dlp deadline, plus the upload."""
-        return 2 * self.ytdlp_timeout_seconds + 300
+        """A whole attempt: a scrape and a download, each with its own yt-dlp deadline, the passes
+        of a conversion or compression with ffmpeg's, plus the upload."""
+        return 2 * self.ytdlp_timeout_seconds + MAX_FIT_PASSES * self.ffmpeg_timeout_seconds + 300
 
     @property
     def inline_mode(self) -> Switch:
@@ -174,8 +236,17 @@ class Settings(BaseSettings):
         """Every effective setting as its environment variable, secrets masked."""
         shown: dict[str, str] = {}
         for name, value in self.model_dump().items():
-            shown[PREFIX + name.upper()] = _show(value)
+            shown[PREFIX + name.upper()] = "(masked)" if name in _PRIVATE and value else _show(value)
         return shown
+
+
+def _is_readable_file(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            file.read(1)
+    except OSError:
+        return False
+    return path.is_file()
 
 
 def _host_port(entry: str) -> str:
@@ -209,6 +280,8 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         return Settings.model_validate(relevant)
     except ValidationError as error:
         first = error.errors()[0]
+        if not first["loc"]:  # a rule across settings names its variables itself
+            raise SettingsError(str(first["msg"]).removeprefix("Value error, ")) from None
         variable = PREFIX + "_".join(str(part) for part in first["loc"][:1]).upper()
         raise SettingsError(f"invalid {variable}: {first['msg']}") from None
     except ValueError as error:

@@ -57,6 +57,8 @@ class VideoMeta:
     width: int | None = None
     height: int | None = None
     caption: str | None = None
+    thumbnail: Path | None = None
+    """A JPEG of at most 320 px a side, uploaded with the video (Telegram reuses none: not by file_id)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +144,11 @@ class Messenger(Protocol):
     async def react(self, chat_id: int, message_id: int, emoji: str) -> None: ...
 
     async def answer_callback(self, callback_id: str, text: str | None = None) -> None: ...
+
+    async def member_status(self, chat_id: int, user_id: int) -> str:
+        """What the chat says `user_id` is there: "creator", "administrator", "member",
+        "restricted", "left" or "kicked"."""
+        ...
 
     async def edit_inline_video(
         self,

@@ -10,6 +10,7 @@ from pathlib import Path
 from core import texts
 from core.pipeline.intake import LinkIntake
 from core.pipeline.intake_retry import EnqueueRetries
+from ports.chat_settings import ChatSettings, ChatSettingsStore
 from ports.errors import StoreError
 from ports.jobs import Guard
 from ports.json import Payload
@@ -43,10 +44,36 @@ class RefusingJobs:
         return await self._engine.submit(name, payload, key=key, owner_id=owner_id, guard=guard)
 
 
-def intake_over(world: World, jobs: RefusingJobs) -> LinkIntake:
+class RefusingChoices:
+    """The chats' settings, behind a store that refuses reads while `refusing()` says so."""
+
+    def __init__(self, world: World, refusing: Callable[[], bool]) -> None:
+        self._store = world.store
+        self._refusing = refusing
+
+    async def chat_settings(self, chat_id: int) -> ChatSettings | None:
+        if self._refusing():
+            raise StoreError("PostgreSQL: connection lost")
+        return await self._store.chat_settings(chat_id)
+
+    async def save_chat_settings(self, chat_id: int, settings: ChatSettings, now: float) -> None:
+        await self._store.save_chat_settings(chat_id, settings, now)
+
+    async def move_chat_settings(self, from_chat_id: int, to_chat_id: int) -> bool:
+        return await self._store.move_chat_settings(from_chat_id, to_chat_id)
+
+
+def intake_over(world: World, jobs: RefusingJobs, choices: ChatSettingsStore | None = None) -> LinkIntake:
     retries = EnqueueRetries(jobs, world.messenger, world.clock, lambda: 0.5, budget_seconds=BUDGET)
     return LinkIntake(
-        jobs, world.store, world.services.guard, world.store, world.clock, retries, max_queued_per_user=10
+        jobs,
+        world.store,
+        world.services.guard,
+        world.store,
+        world.clock,
+        choices or world.store,
+        retries,
+        max_queued_per_user=10,
     )
 
 
@@ -73,6 +100,28 @@ async def test_a_link_the_store_refuses_for_a_while_is_queued_once_it_takes_it(
     await clock.advance(BUDGET * 2)
     assert jobs.tries == tries  # once queued, it stops trying
     assert world.messenger.chat(PRIVATE_CHAT) == []  # and nobody was bothered
+
+
+async def test_a_link_whose_chat_settings_cannot_be_read_waits_and_is_queued_as_the_chat_chose(
+    tmp_path: Path, clock: VirtualClock
+) -> None:
+    world = World(clock, tmp_path)
+    await world.store.save_chat_settings(PRIVATE_CHAT, ChatSettings(audio_only=True, max_height=480), 0.0)
+    back_at = clock.now() + 20
+    jobs = RefusingJobs(world, lambda: False)
+    intake = intake_over(world, jobs, RefusingChoices(world, lambda: clock.now() < back_at))
+
+    report = await intake.accept(message("a.example/1"))
+    assert (report.accepted, report.deferred) == ([], ["https://a.example/1"])
+    assert jobs.tries == 0  # not queued with settings the chat did not choose
+
+    await clock.advance(30)
+    [job] = await world.store.list_jobs()
+    assert (job.payload["url"], job.payload["audio"], job.payload["max_height"]) == (
+        "https://a.example/1",
+        True,
+        480,
+    )
 
 
 async def test_one_refusal_defers_the_rest_of_the_message_without_a_try_each(

@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from aiogram import Bot
+from aiogram.enums import ChatMemberStatus
 from aiogram.exceptions import (
     AiogramError,
     ClientDecodeError,
@@ -202,6 +203,7 @@ class TelegramMessenger(Messenger):
                 width=meta.width,
                 height=meta.height,
                 caption=meta.caption,
+                thumbnail=_thumbnail(meta),
                 parse_mode=HTML,
                 supports_streaming=True,
                 disable_notification=True,
@@ -227,6 +229,11 @@ class TelegramMessenger(Messenger):
     async def answer_callback(self, callback_id: str, text: str | None = None) -> None:
         async with _translated():
             await self._bot.answer_callback_query(callback_id, text=text)
+
+    async def member_status(self, chat_id: int, user_id: int) -> str:
+        async with _translated():
+            member = await self._bot.get_chat_member(chat_id, user_id)
+        return ChatMemberStatus(member.status).value
 
     async def edit_inline_video(
         self,
@@ -318,6 +325,11 @@ def _sent_audio(message: Message) -> SentAudio:
     if media is None:
         raise MessengerError("Bad Request: the sent message carries no audio file", 400)
     return SentAudio(message.message_id, media.file_id, media.file_unique_id)
+
+
+def _thumbnail(meta: VideoMeta) -> FSInputFile | None:
+    # Always uploaded, in local mode too: the Bot API takes a thumbnail only as a new upload.
+    return FSInputFile(meta.thumbnail) if meta.thumbnail is not None else None
 
 
 def _sent_video(message: Message) -> SentVideo:

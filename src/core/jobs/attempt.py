@@ -63,17 +63,16 @@ class Deadlines:
 
     async def _within(self, task: asyncio.Future[T], seconds: float, held: HeldJob, what: str) -> bool:
         """Whether `task` finished by the deadline; its exception, if it raised, is raised here."""
-        if held.lost:  # lost before it started (the heartbeat ran between two steps): never start it
-            await self.stop(task, held.job, what)
-            raise LostLease
-        held.running = task
-        try:
-            finished = await finished_within(task, self._p.clock, seconds)
-        except asyncio.CancelledError:  # shutdown past its grace
-            await self.stop(task, held.job, what)
-            raise
-        finally:
-            held.running = None
+        finished = False
+        if not held.lost:  # lost before it started (the heartbeat ran in between): never start it
+            held.running = task
+            try:
+                finished = await finished_within(task, self._p.clock, seconds)
+            except asyncio.CancelledError:  # shutdown past its grace
+                await self.stop(task, held.job, what)
+                raise
+            finally:
+                held.running = None
         if held.lost:
             await self.stop(task, held.job, what)
             raise LostLease

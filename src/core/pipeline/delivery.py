@@ -1,19 +1,26 @@
 """The one path a link takes to become a video in Telegram, for every job that delivers one.
 
-guard → scrape (cached) → sent by file_id when Telegram has the video → size check → one shared
-download → size check on the bytes → upload → the file_id recorded and the bytes released. What
+guard → scrape (cached) → sent by file_id when Telegram has the video → size check (too large
+even compressed, or over the download cap: refused before a byte) → one shared download, made
+playable or compressed to fit by the downloader → size check on the bytes → upload with a
+thumbnail → the file_id recorded and the bytes released. What
 is a job's own stays behind two ports: its `Destination` (where the video goes, and what a long or
 too large video means there) and its `Report` (what the chat hears on the way).
 """
 
 from __future__ import annotations
 
+import sys
+from contextlib import AbstractAsyncContextManager, nullcontext
+from pathlib import Path
 from typing import Protocol
 
 from returns.result import Failure, Result, Success
 
 from core.blobs import blob_key
 from core.jobs.registry import JobFailure, JobOutcome
+from core.media.blob_service import BlobService, Fetcher
+from core.media.fit import SizeLimits, SizeVerdict, verdict_before_download
 from core.pipeline.failures import api_failure, no_video, refused, tool_failure, vanished
 from core.pipeline.services import PipelineConfig, Services
 from core.telegram_errors import is_wrong_file_id
@@ -43,6 +50,10 @@ class Report(Protocol):
     def output(self, line: str) -> None: ...
 
     async def uploading(self, size: int) -> None: ...
+
+    async def ending(self) -> None:
+        """The job's last word comes next (a refusal): say everything now, so nothing follows it."""
+        ...
 
 
 class Destination(Protocol):
@@ -89,12 +100,19 @@ class Quiet(Report):
     async def uploading(self, size: int) -> None:
         pass
 
+    async def ending(self) -> None:
+        pass
+
 
 class Delivery:
     def __init__(self, services: Services, config: PipelineConfig) -> None:
         self._s = services
         self._limit = config.upload_limit_bytes
         self._timeout = config.ytdlp_timeout_seconds
+        self._limits = SizeLimits(
+            upload_bytes=config.upload_limit_bytes,
+            download_bytes=config.max_download_bytes or sys.maxsize,
+        )
 
     async def videos(self, url: str, report: Report) -> Result[list[VideoInfo], JobFailure]:
         """The videos behind `url` (photo items left out), if the bot may fetch it; never none."""
@@ -118,7 +136,7 @@ class Delivery:
             timeout=self._timeout,
             bypass_cache=report.verbose,
             verbose=report.verbose,
-            on_output=_output_of(report),
+            on_output=output_of(report),
         )
 
     async def deliver(self, info: VideoInfo, to: Destination, report: Report) -> JobOutcome:
@@ -135,68 +153,141 @@ class Delivery:
                 return await self._after_send(to, record, sent, record.file_id)
             await self._s.blobs.clear_file_id(key)
         report.found(info)
-        if info.filesize is not None and info.filesize > self._limit:
-            return await to.too_large(info.filesize)
+        verdict = verdict_before_download(info.filesize, info.duration, info.height, self._limits)
+        if verdict is SizeVerdict.TOO_LARGE:
+            await report.ending()
+            return await to.too_large(info.filesize or 0)
         await report.downloading()
-        fetched = await self._s.blobs.fetch(
-            info,
-            self._s.downloader,
-            timeout=self._timeout,
-            verbose=report.verbose,
-            on_progress=report.progress,
-            on_output=_output_of(report),
-        )
-        if isinstance(fetched, Failure):
-            return Failure(tool_failure(fetched.failure()))
-        return await self._upload(info, fetched.unwrap(), to, report)
+        fetched = await fetch_bytes(self._s.blobs, info, self._s.downloader, self._timeout, report, to)
+        if not isinstance(fetched, BlobRecord):
+            return fetched
+        return await self._upload(info, fetched, to, report)
 
     async def _upload(
         self, info: VideoInfo, record: BlobRecord, to: Destination, report: Report
     ) -> JobOutcome:
         size = record.size or 0
-        if size > self._limit:
-            await self._s.blobs.release(record.key)
-            return await to.too_large(size)
+        if (refused := await refuse_oversize(self._s.blobs, record, self._limit, report, to)) is not None:
+            return refused
         if info.duration is None and (held := await to.hold(record.duration, record.key)) is not None:
             return held  # the probe measured a duration the scrape did not know
         path = self._s.blobs.path_of(record)
         if path is None:
             return Failure(vanished())
         await report.uploading(size)
-        sent = await _send(to, VideoFile(path), record, info)
+        async with self._thumbnail(path, record.duration) as thumbnail:
+            sent = await _send(to, VideoFile(path), record, info, thumbnail)
         return await self._after_send(to, record, sent, None)
+
+    def _thumbnail(self, path: Path, duration: float | None) -> AbstractAsyncContextManager[Path | None]:
+        if self._s.thumbnails is None:
+            return nullcontext(None)
+        return self._s.thumbnails.of(path, duration)
 
     async def _after_send(
         self, to: Destination, record: BlobRecord, sent: Sent, stored_file_id: str | None
     ) -> JobOutcome:
-        if isinstance(sent, Failure):
-            return Failure(api_failure(sent.failure()))
-        video = sent.unwrap()
-        if video is not None:
-            await self._s.blobs.record_sent(record.key, video.file_id, video.file_unique_id)
-        file_id = video.file_id if video is not None else stored_file_id
-        if file_id is None:
-            raise TypeError("Destination.send must return the sent video for an upload")
-        await self._s.blobs.release(record.key)
-        return await to.delivered(file_id, record)
+        return await after_send(self._s.blobs, to, record, sent, stored_file_id)
 
 
-def video_meta(record: BlobRecord, info: VideoInfo, caption: str | None) -> VideoMeta:
+class TooLarge(Protocol):
+    async def too_large(self, size: int) -> JobOutcome: ...
+
+
+async def fetch_bytes(
+    blobs: BlobService, info: VideoInfo, fetcher: Fetcher, timeout: float, report: Report, to: TooLarge
+) -> BlobRecord | JobOutcome:
+    """The bytes of `info` on disk (one shared download), or the job's outcome when they cannot
+    be had: too large (over the download cap), or a failed run."""
+    fetched = await blobs.fetch(
+        info,
+        fetcher,
+        timeout=timeout,
+        verbose=report.verbose,
+        on_progress=report.progress,
+        on_output=output_of(report),
+    )
+    if not isinstance(fetched, Failure):
+        return fetched.unwrap()
+    failure = fetched.failure()
+    if failure.too_large_bytes is not None:
+        await report.ending()
+        return await to.too_large(failure.too_large_bytes)
+    return Failure(tool_failure(failure))
+
+
+async def refuse_oversize(
+    blobs: BlobService, record: BlobRecord, limit: int, report: Report, to: TooLarge
+) -> JobOutcome | None:
+    """The bytes are over the upload limit after all: they go, and `to` says so."""
+    size = record.size or 0
+    if size <= limit:
+        return None
+    await blobs.release(record.key)
+    await report.ending()
+    return await to.too_large(size)
+
+
+class SentFile(Protocol):
+    """What Telegram answers an upload with (a video's, or an audio's)."""
+
+    @property
+    def file_id(self) -> str: ...
+
+    @property
+    def file_unique_id(self) -> str: ...
+
+
+class Delivered(Protocol):
+    async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome: ...
+
+
+async def after_send(
+    blobs: BlobService,
+    to: Delivered,
+    record: BlobRecord,
+    sent: Result[SentFile | None, MessengerError],
+    stored_file_id: str | None,
+) -> JobOutcome:
+    """Record the file_id of what was uploaded, release the bytes, and let `to` end the job; a
+    refused send is the job's failure. `stored_file_id`: what a send by file_id went out as."""
+    if isinstance(sent, Failure):
+        return Failure(api_failure(sent.failure()))
+    uploaded = sent.unwrap()
+    if uploaded is not None:
+        await blobs.record_sent(record.key, uploaded.file_id, uploaded.file_unique_id)
+    file_id = uploaded.file_id if uploaded is not None else stored_file_id
+    if file_id is None:
+        raise TypeError("a destination must return the sent file for an upload")
+    await blobs.release(record.key)
+    return await to.delivered(file_id, record)
+
+
+def video_meta(
+    record: BlobRecord, info: VideoInfo, caption: str | None, thumbnail: Path | None = None
+) -> VideoMeta:
     duration = record.duration if record.duration is not None else info.duration
     return VideoMeta(
         duration=round(duration) if duration is not None else None,
         width=record.width or info.width,
         height=record.height or info.height,
         caption=caption,
+        thumbnail=thumbnail,
     )
 
 
-async def _send(to: Destination, video: VideoFile | StoredVideo, record: BlobRecord, info: VideoInfo) -> Sent:
+async def _send(
+    to: Destination,
+    video: VideoFile | StoredVideo,
+    record: BlobRecord,
+    info: VideoInfo,
+    thumbnail: Path | None = None,
+) -> Sent:
     try:
-        return Success(await to.send(video, video_meta(record, info, caption=None)))
+        return Success(await to.send(video, video_meta(record, info, caption=None, thumbnail=thumbnail)))
     except MessengerError as error:
         return Failure(error)
 
 
-def _output_of(report: Report) -> OutputSink | None:
+def output_of(report: Report) -> OutputSink | None:
     return report.output if report.verbose else None

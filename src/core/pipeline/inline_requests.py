@@ -7,8 +7,9 @@ queues work only when the bot offered that very result to that user for that lin
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
-from core.pipeline.inline import VARIANTS
+from core.pipeline.inline import OFFERED
 from core.pipeline.inline_lookup import CachedVideo, InlineLookup
 from core.pipeline.job_names import DOWNLOAD_INLINE
 from core.pipeline.request import InlineRequest
@@ -22,14 +23,32 @@ log = logging.getLogger("vidrelay.inline")
 
 PURPOSE = "inline_result"
 CACHED_PREFIX = "cached_"
-"""Labels of results that already are the video: choosing one leaves nothing to fetch."""
+"""Labels of results that already are the video or the sound: choosing one leaves nothing to fetch."""
 
 
 def url_in(query: str) -> str | None:
-    """Telegram sends an inline query without entities: the whole query is taken as the link."""
+    """Telegram sends an inline query without entities: the whole query is taken as the link,
+    when it looks like one (an http(s) URL naming a dotted host or an address, nothing
+    unprintable) — otherwise the bot would offer to fetch "https://" + any words."""
     whole = Entity("url", 0, len(query.encode("utf-16-le", "surrogatepass")) // 2)
     urls = extract_urls(query, [whole])
-    return urls[0] if urls else None
+    return urls[0] if urls and _looks_like_a_link(urls[0]) else None
+
+
+def _looks_like_a_link(url: str) -> bool:
+    if not url.isprintable():
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return False
+    if parts.scheme.lower() not in ("http", "https") or not host:
+        return False
+    if ":" in host:  # an IPv6 literal
+        return True
+    labels = host.split(".")
+    return len(labels) > 1 and all(label and all(c.isalnum() or c == "-" for c in label) for label in labels)
 
 
 class InlineRequests:
@@ -41,6 +60,9 @@ class InlineRequests:
 
     async def cached(self, url: str) -> CachedVideo | None:
         return await self._lookup.cached(url)
+
+    async def cached_audio(self, url: str) -> CachedVideo | None:
+        return await self._lookup.cached_audio(url)
 
     async def result_id(self, user_id: int, url: str, variant: str, *, cached: bool) -> str:
         """The id of the result offering `variant` of `url` to `user_id` now."""
@@ -57,8 +79,8 @@ class InlineRequests:
         if offer is None:
             log.info("ignored a chosen inline result the bot did not offer", extra={"user_id": user_id})
             return False
-        if offer.label not in VARIANTS:
-            return False  # a cached video: it is already the message
+        if offer.label not in OFFERED:
+            return False  # a cached video or sound: it is already the message
         request = InlineRequest(url, inline_message_id, user_id, offer.label)
         await self._jobs.submit(DOWNLOAD_INLINE, request.to_payload(), owner_id=user_id)
         return True

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 
 from returns.result import Failure
 
@@ -19,6 +20,7 @@ from core.pipeline.services import JobSubmitter
 from core.pipeline.url_guard import UrlGuard
 from core.urls import Entity, extract_urls
 from ports.caches import HandledUrls
+from ports.chat_settings import ChatSettings, ChatSettingsStore
 from ports.clock import Clock
 from ports.errors import StoreError
 from ports.quota import UserQuota
@@ -37,6 +39,8 @@ class IncomingMessage:
     verbose: bool = False
     edited: bool = False
     """An edit of a message sent earlier: it may re-run only a message the bot read."""
+    audio: bool | None = None
+    """True: the sound only (/audio); False: the video (/video); None: as the chat chose."""
 
 
 @dataclass
@@ -57,6 +61,7 @@ class LinkIntake:
         guard: UrlGuard,
         seen: HandledUrls,
         clock: Clock,
+        choices: ChatSettingsStore,
         retries: EnqueueRetries,
         *,
         max_queued_per_user: int,
@@ -67,6 +72,7 @@ class LinkIntake:
         self._guard = guard
         self._seen = seen
         self._clock = clock
+        self._choices = choices
         self._retries = retries
         self._cap = max_queued_per_user
         self._allowed = frozenset(allowed_chat_ids)
@@ -89,6 +95,7 @@ class LinkIntake:
         if not urls:
             return report
         queued = await self._queued(message.user_id)
+        chosen = await self._chosen(message.chat_id)
         for url in urls:
             verdict = await self._guard.check(url)
             if isinstance(verdict, Failure):
@@ -97,8 +104,8 @@ class LinkIntake:
             if queued is not None and queued >= self._cap:
                 report.queue_full = True
                 break
-            request = _request(message, url)
-            if store_ok:
+            request = _with_choices(_request(message, url), chosen or ChatSettings(), message.audio)
+            if store_ok and chosen is not None:
                 try:
                     job_id = await enqueue_download(self._jobs, request)
                 except StoreError as error:
@@ -113,7 +120,8 @@ class LinkIntake:
                     continue
             # One refusal is enough to know the store is busy now: the rest of the message
             # waits in the background too, instead of holding this update for a busy timeout each.
-            self._retries.keep_trying(request)
+            choose = None if chosen is not None else partial(self._choose, message.audio)
+            self._retries.keep_trying(request, choose)
             report.deferred.append(url)
         return report
 
@@ -125,6 +133,19 @@ class LinkIntake:
         except StoreError as error:
             log.warning("the per-user cap could not be read: %s", error)
             return None
+
+    async def _chosen(self, chat_id: int) -> ChatSettings | None:
+        """The chat's choices; None when the store cannot say now (the links then wait in the
+        background and read them again there: a job is handled as the chat wanted it)."""
+        try:
+            return await self._choices.chat_settings(chat_id) or ChatSettings()
+        except StoreError as error:
+            log.warning("the chat's settings could not be read: %s", error)
+            return None
+
+    async def _choose(self, audio: bool | None, request: DownloadRequest) -> DownloadRequest:
+        chosen = await self._choices.chat_settings(request.chat_id) or ChatSettings()
+        return _with_choices(request, chosen, audio)
 
     async def _read_before(self, message: IncomingMessage) -> bool | None:
         """Only private edits re-run links, so only private messages are remembered; an edit of a
@@ -154,4 +175,15 @@ def _request(message: IncomingMessage, url: str) -> DownloadRequest:
         message_id=message.message_id,
         user_id=message.user_id,
         verbose=message.verbose,
+    )
+
+
+def _with_choices(request: DownloadRequest, chosen: ChatSettings, audio: bool | None) -> DownloadRequest:
+    """The chat's choices travel with the job: it is handled as the chat wanted it when it came."""
+    return replace(
+        request,
+        audio=chosen.audio_only if audio is None else audio,
+        max_height=chosen.max_height,
+        ask_long=chosen.ask_long_videos,
+        ask_longer_than=chosen.ask_longer_than_seconds,
     )

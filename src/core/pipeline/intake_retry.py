@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 from core import texts
 from core.jobs.backoff import Backoff
@@ -27,6 +28,8 @@ log = logging.getLogger("vidrelay.intake")
 
 RETRY_POLICY = RetryPolicy(base_seconds=0.5, cap_seconds=10.0, jitter=0.5)
 TELL_TIMEOUT_SECONDS = 10.0
+Choose = Callable[[DownloadRequest], Awaitable[DownloadRequest]]
+"""The chat's choices put on a request, read from the store (which may refuse that too)."""
 
 
 async def enqueue_download(jobs: JobSubmitter, request: DownloadRequest) -> int | None:
@@ -62,8 +65,10 @@ class EnqueueRetries:
     def waiting(self) -> int:
         return len(self._trying)
 
-    def keep_trying(self, request: DownloadRequest) -> None:
-        task = asyncio.create_task(self._keep_trying(request), name="vidrelay-intake-retry")
+    def keep_trying(self, request: DownloadRequest, choose: Choose | None = None) -> None:
+        """Offer `request` to the store until it lands; `choose` first when the chat's choices
+        could not be read yet."""
+        task = asyncio.create_task(self._keep_trying(request, choose), name="vidrelay-intake-retry")
         self._trying.add(task)
         task.add_done_callback(self._trying.discard)
 
@@ -76,13 +81,15 @@ class EnqueueRetries:
             task.cancel()
         await settle(trying)
 
-    async def _keep_trying(self, request: DownloadRequest) -> None:
+    async def _keep_trying(self, request: DownloadRequest, choose: Choose | None) -> None:
         fields = {"chat_id": request.chat_id, "url": request.url}
         started, backoff = self._clock.now(), Backoff(RETRY_POLICY, self._random)
         try:
             while (left := self._budget - (self._clock.now() - started)) > 0:
                 await self._clock.sleep(min(backoff.next(), left))
                 try:
+                    if choose is not None:
+                        request, choose = await choose(request), None
                     await enqueue_download(self._jobs, request)
                 except StoreError as error:
                     log.warning("link not queued yet, the store refused it: %s", error, extra=fields)

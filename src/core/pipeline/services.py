@@ -8,10 +8,13 @@ from typing import Protocol
 
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
+from core.media.thumbnails import Thumbnails
 from core.pipeline.url_guard import UrlGuard
 from core.trust.buttons import SignedButtons
+from ports.audio import AudioDownloader
 from ports.caches import HandledUrls
 from ports.clock import Clock
+from ports.formats import FormatChoice
 from ports.jobs import Guard
 from ports.json import Payload
 from ports.media import Downloader
@@ -39,6 +42,8 @@ class PipelineConfig:
     confirm_longer_than_seconds: float = 1200.0
     ytdlp_timeout_seconds: float = 300.0
     max_attempts: int = 3
+    max_download_bytes: int = 0
+    """Nothing announced bigger is fetched (the downloader also stops what grows past it); 0: no cap."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,3 +60,9 @@ class Services:
     new_id: Callable[[], str]
     """Ids for parked confirmations."""
     buttons: SignedButtons
+    audio: AudioDownloader
+    """The sound alone, for /audio and the chats that chose it."""
+    formats: FormatChoice
+    """A smaller format, for the chats that chose a quality."""
+    thumbnails: Thumbnails | None = None
+    """A preview frame for each upload; None: Telegram makes its own where it can."""

@@ -1,11 +1,17 @@
-"""`vidrelay run`: the bot process.
+"""`vidrelay run`: the bot process, in one of three roles.
+
+`all` (the default) receives Telegram's updates and runs the jobs; on the PostgreSQL store a
+deployment may split them: one `ingest` process turns updates into jobs (Telegram hands a bot's
+updates to one poller only, so a second ingest is refused), any number of `worker` processes
+run the jobs and never poll Telegram.
 
 Start order: the data folder's instance lock (one `vidrelay run` per folder; a second exits 2)
-→ store (a file that is not ours exits 2) → Telegram's getMe (asked again with a capped backoff
-while Telegram does not answer; a refused token exits 2) → engine (crash attribution of a dead
-previous process's jobs, dead-lettering of jobs that killed earlier boots) → polling. Stop order
-on SIGTERM/SIGINT: stop polling → stop claiming, let in-flight jobs and links still waiting for
-the store finish for the grace period → close. A polling loop that dies is fatal: logged, exit 1.
+→ store (a file that is not ours, or a database that cannot be reached, exits 2) → Telegram's
+getMe (asked again with a capped backoff while Telegram does not answer; a refused token exits 2)
+→ engine (crash attribution of a dead previous process's jobs, dead-lettering of jobs that killed
+earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop polling → stop claiming, let
+in-flight jobs and links still waiting for the store finish for the grace period → close. A
+polling loop that dies is fatal: logged, exit 1.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import contextlib
 import logging
 import signal
 import sys
+from typing import TYPE_CHECKING, Literal
 
 from aiogram import Bot, Dispatcher
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
@@ -28,13 +35,20 @@ from entrypoints.bot.metrics import start_metrics
 from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
 from entrypoints.settings import Settings
-from ports.errors import StoreRefused
+from ports.errors import StoreError
+from ports.notices import WorkNotices
+
+if TYPE_CHECKING:
+    from adapters.postgres.ingest_lock import IngestLock
 
 log = logging.getLogger("vidrelay.run")
 EXIT_OK, EXIT_FATAL, EXIT_USAGE = 0, 1, 2
 
 
-def run_bot(settings: Settings, *, webhook: bool = False) -> int:
+Role = Literal["all", "ingest", "worker"]
+
+
+def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
     configure_logging(settings.log_format, settings.log_level)
     if settings.bot_token is None:
         print("vidrelay: VIDRELAY_BOT_TOKEN is required to run the bot", file=sys.stderr)
@@ -45,14 +59,18 @@ def run_bot(settings: Settings, *, webhook: bool = False) -> int:
     if webhook and (not settings.webhook_url or settings.webhook_secret is None):
         print("vidrelay: --webhook needs VIDRELAY_WEBHOOK_URL and VIDRELAY_WEBHOOK_SECRET", file=sys.stderr)
         return EXIT_USAGE
+    if role != "all" and settings.single_process_store:
+        print(
+            f"vidrelay: --role {role} splits a deployment over VIDRELAY_STORE=postgres;"
+            f" the {settings.store} store serves one process: use --role all",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     lock = _one_instance(settings)
     if isinstance(lock, int):
         return lock
     try:
-        return asyncio.run(serve(settings, webhook=webhook))
-    except StoreRefused as refused:
-        print(f"vidrelay: {refused}", file=sys.stderr)
-        return EXIT_USAGE
+        return asyncio.run(serve(settings, webhook=webhook, role=role))
     except Exception:
         log.exception("fatal error, exiting")
         return EXIT_FATAL
@@ -62,7 +80,8 @@ def run_bot(settings: Settings, *, webhook: bool = False) -> int:
 
 def _one_instance(settings: Settings) -> InstanceLock | int:
     """The data folder's lock, or the exit code when another instance holds it: two processes on
-    one SQLite file would each take the other's leases for a dead process's."""
+    one SQLite file would each take the other's leases for a dead process's, and on any store
+    the staging folder a start clears is the running one's."""
     held = hold_instance_lock(settings.data_dir)
     if isinstance(held, Success):
         lock: InstanceLock = held.unwrap()
@@ -73,20 +92,37 @@ def _one_instance(settings: Settings) -> InstanceLock | int:
     return EXIT_USAGE
 
 
-async def serve(settings: Settings, *, webhook: bool = False) -> int:
+async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
     stop = _stop_on_signals()
     container = Container(settings=settings)
+    ingest_lock: IngestLock | None = None
+    watcher: asyncio.Task[None] | None = None
     try:
+        try:
+            store = await container.store.async_()
+            if role != "worker" and not settings.single_process_store:
+                ingest_lock = await _take_ingest_lock(settings.database_dsn)
+                watcher = asyncio.create_task(_stop_when_lost(ingest_lock, stop))
+        except StoreError as refused:  # unreachable, not ours, a second ingest: one line, exit 2
+            print(f"vidrelay: {refused}", file=sys.stderr)
+            return EXIT_USAGE
         await container.blob_files().clear_staging()  # a dead process's partial downloads
         engine = await container.engine.async_()
         dispatcher = await container.dispatcher.async_()
         bot = await container.bot.async_()
-        if (refused := await _reach_telegram(container, bot, stop)) is not None:
-            return refused
-        await engine.start()
+        if (refused_code := await _reach_telegram(container, bot, stop)) is not None:
+            return refused_code
+        if role != "ingest":
+            if isinstance(store, WorkNotices):
+                store.on_work(engine.wake)
+            await engine.start()
         metrics = await start_metrics(await container.status.async_(), settings.metrics_port)
         try:
-            return await _receive_updates(settings, dispatcher, bot, webhook, stop)
+            if role == "worker":
+                await stop.wait()
+                return EXIT_OK
+            code = await _receive_updates(settings, dispatcher, bot, webhook, stop)
+            return EXIT_FATAL if ingest_lock is not None and ingest_lock.lost.is_set() else code
         finally:
             grace = settings.shutdown_grace_seconds
             log.warning("stopping: in-flight jobs may finish for %ss", grace)
@@ -95,7 +131,25 @@ async def serve(settings: Settings, *, webhook: bool = False) -> int:
             if metrics is not None:
                 await metrics.cleanup()
     finally:
+        if watcher is not None:
+            watcher.cancel()
+        if ingest_lock is not None:
+            await ingest_lock.release()
         await shutdown(container)
+
+
+async def _take_ingest_lock(dsn: str) -> IngestLock:
+    from adapters.postgres.ingest_lock import IngestLock  # noqa: PLC0415 - the `postgres` extra
+
+    return await IngestLock.take(dsn)
+
+
+async def _stop_when_lost(lock: IngestLock, stop: asyncio.Event) -> None:
+    """From the moment the lock's connection ends another ingest may start, and two pollers of
+    one bot must never run: this one stops (exit 1; a supervisor restarts it to queue up again)."""
+    await lock.lost.wait()
+    log.critical("the connection holding the ingest lock ended: stopping")
+    stop.set()
 
 
 def _stop_on_signals() -> asyncio.Event:

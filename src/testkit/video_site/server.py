@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from testkit.clips import DEFAULT_CLIPS, ensure_clips
 from testkit.loopback import LoopbackServer
 from testkit.video_site.behaviours import Behaviour, Body
 from testkit.video_site.hls import PLAYLIST_TYPE, SEGMENT_TYPE, ensure_segments
+from testkit.video_site.ladder import ladder_routes
 from testkit.video_site.pages import status_page
 from testkit.video_site.responses import respond
 from testkit.video_site.site_map import default_routes
@@ -24,6 +26,8 @@ class RequestRecord:
     started: float
     finished: float | None
     status: int | None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """The request's headers as sent (a cookie, a range, the user agent)."""
 
 
 @dataclass
@@ -75,6 +79,12 @@ class VideoServer(LoopbackServer):
             self.set_route(path, Body(file.read_bytes(), SEGMENT_TYPE))
         return paths
 
+    async def add_ladder(self, prefix: str = "/ladder", title: str = "A video in four heights") -> str:
+        """Serve one video in several heights (see `ladder`) under `prefix`; the page's URL."""
+        for path, behaviour in (await ladder_routes(self._clips_dir, prefix, title)).items():
+            self.set_route(path, behaviour)
+        return self.url(f"{prefix}/index.html")
+
     def reset(self) -> None:
         """The default routes again, and every counter back to zero."""
         self._log = _Log()
@@ -96,7 +106,8 @@ class VideoServer(LoopbackServer):
         log = self._log
         index = len(log.records)
         started = asyncio.get_running_loop().time()
-        log.records.append(RequestRecord(request.method, request.path, started, None, None))
+        headers = dict(request.headers)
+        log.records.append(RequestRecord(request.method, request.path, started, None, None, headers))
         log.in_flight += 1
         log.max_in_flight = max(log.max_in_flight, log.in_flight)
         status: int | None = None
@@ -108,4 +119,6 @@ class VideoServer(LoopbackServer):
         finally:
             log.in_flight -= 1
             finished = asyncio.get_running_loop().time()
-            log.records[index] = RequestRecord(request.method, request.path, started, finished, status)
+            log.records[index] = RequestRecord(
+                request.method, request.path, started, finished, status, headers
+            )
