@@ -30,10 +30,12 @@ from core.jobs.registry import (
     RetryNotice,
 )
 from core.lifecycle import DeadLetter, Failed, Random, RetryPolicy, decide_after_failure
+from core.telemetry import Unobserved
 from ports.clock import Clock
 from ports.errors import ShutdownAbort
 from ports.jobs import Guard, Job, JobStore, NewJob, SingletonGuard
 from ports.json import Payload
+from ports.telemetry import JobEvents
 
 log = logging.getLogger("vidrelay.engine")
 
@@ -60,6 +62,7 @@ class Engine:
         random: Random,
         worker_id: str,
         breakers: CircuitBreakers | None = None,
+        events: JobEvents | None = None,
     ) -> None:
         self._store = store
         self._clock = clock
@@ -68,6 +71,9 @@ class Engine:
         self._random = random
         self._worker_id = worker_id
         self.breakers = breakers or CircuitBreakers()
+        self._events: JobEvents = events or Unobserved()
+        self._claimed_at: dict[int, float] = {}
+        """When each succeeded job awaiting its row's deletion was claimed (claim-to-done time)."""
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._workers: list[asyncio.Task[None]] = []
@@ -82,6 +88,7 @@ class Engine:
     async def enqueue(self, job: NewJob, guard: Guard | None = None) -> int | None:
         job_id = await self._store.enqueue(job, self._clock.now(), guard)
         if job_id is not None:
+            self._events.job_enqueued(job.name)
             self.wake()
         return job_id
 
@@ -118,6 +125,15 @@ class Engine:
     @property
     def in_flight(self) -> int:
         return len(self._running)
+
+    @property
+    def worker_count(self) -> int:
+        """Worker tasks the engine has while it runs."""
+        return self._config.concurrency
+
+    @property
+    def live_workers(self) -> int:
+        return sum(1 for worker in self._workers if not worker.done())
 
     # Lifecycle ---------------------------------------------------------------------------
 
@@ -230,6 +246,7 @@ class Engine:
             await self._store.release(job.id, self._clock.now())
             return None
         log.info("job started", extra=_log_fields(job))
+        claimed_at = self._clock.now()
         context = JobContext(job, lambda payload: self._store.update_payload(job.id, payload))
         task = asyncio.ensure_future(self._run_attempt(job_type, context))
         self._running[job.id] = task
@@ -243,7 +260,10 @@ class Engine:
             return None
         finally:
             self._running.pop(job.id, None)
-        return await self._settle_outcome(job, job_type, context, outcome)
+        succeeded = await self._settle_outcome(job, job_type, context, outcome)
+        if succeeded is not None:
+            self._claimed_at[job.id] = claimed_at
+        return succeeded
 
     async def _abandon(self, job: Job, task: asyncio.Future[JobOutcome]) -> None:
         """Shutdown: kill the attempt, refund it, keep the row for the next boot."""
@@ -290,6 +310,8 @@ class Engine:
             log.exception("job done, but its row could not be deleted", extra=_log_fields(job))
             return
         self.stats["completed"] += 1
+        claimed_at = self._claimed_at.pop(job.id, None)
+        self._events.job_completed(job.name, self._clock.now() - claimed_at if claimed_at else 0.0)
         log.info("job done", extra=_log_fields(job))
 
     async def _after_failure(
@@ -312,6 +334,7 @@ class Engine:
             await _contained(job_type.on_retry(RetryNotice(context, failure, job.attempts + 1)), job)
         await self._store.retry_later(job.id, decision.available_at, _error_text(failure))
         self.stats["retried"] += 1
+        self._events.job_retried(job.name)
         log.warning(
             "job failed, retry in %.1fs: %s",
             decision.available_at - now,
@@ -326,6 +349,7 @@ class Engine:
         if await self._store.dead_letter(job.id, text, self._clock.now()) is None:
             return
         self.stats["dead_lettered"] += 1
+        self._events.job_dead(job.name)
         log.error("job dead-lettered: %s", reason, extra=_log_fields(job))
         if job_type and job_type.on_dead:
             await _contained(job_type.on_dead(DeadJob(job, reason, failure)), job)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -36,6 +37,8 @@ class UpdateStatus:
     checked_at: float | None = None
     version: str | None = None
     error: str | None = None
+    outcomes: Counter[str] = field(default_factory=Counter)
+    """Checks by outcome since start: updated, unchanged, failed (for the metrics)."""
 
     def describe(self) -> str:
         if self.checked_at is None:
@@ -95,6 +98,7 @@ def _update(periodic: Periodic) -> Runner:
         status = periodic.update_status
         status.checked_at, status.error = periodic.clock.now(), outcome.error
         status.version = outcome.version_after or outcome.version_before
+        status.outcomes[_outcome(outcome.error, outcome.changed)] += 1
         if outcome.error:
             return Failure(
                 JobFailure(f"yt-dlp update failed, keeping {outcome.version_before}: {outcome.error}")
@@ -105,6 +109,12 @@ def _update(periodic: Periodic) -> Runner:
         return Success(None)
 
     return update_ytdlp
+
+
+def _outcome(error: str | None, changed: bool) -> str:
+    if error:
+        return "failed"
+    return "updated" if changed else "unchanged"
 
 
 def _sweep_blobs(periodic: Periodic) -> Runner:

@@ -21,6 +21,7 @@ from returns.result import Failure, Success
 
 from adapters.telegram.account import TelegramAccount, token_problem
 from core.startup import reach_chat_service
+from entrypoints.bot.health import Receiving
 from entrypoints.bot.metrics import start_metrics
 from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
@@ -56,15 +57,20 @@ async def serve(settings: Settings, *, webhook: bool = False) -> int:
         engine = await container.engine.async_()
         dispatcher = await container.dispatcher.async_()
         bot = await container.bot.async_()
-        if (refused := await _reach_telegram(container, bot, stop)) is not None:
-            return refused
-        await engine.start()
-        metrics = await start_metrics(await container.status.async_(), settings.metrics_port)
+        observed = await container.observed.async_()
+        # Up before Telegram is reached: /healthz says why not yet, /metrics counts the errors.
+        metrics = await start_metrics(observed, settings.metrics_port)
         try:
-            return await _receive_updates(settings, dispatcher, bot, webhook, stop)
+            if (refused := await _reach_telegram(container, bot, stop)) is not None:
+                return refused
+            await engine.start()
+            try:
+                return await _receive_updates(settings, dispatcher, bot, webhook, stop, observed.receiving)
+            finally:
+                observed.receiving.stopped()
+                log.warning("stopping: in-flight jobs may finish for %ss", settings.shutdown_grace_seconds)
+                await engine.stop(settings.shutdown_grace_seconds)
         finally:
-            log.warning("stopping: in-flight jobs may finish for %ss", settings.shutdown_grace_seconds)
-            await engine.stop(settings.shutdown_grace_seconds)
             if metrics is not None:
                 await metrics.cleanup()
     finally:
@@ -108,10 +114,15 @@ async def _reach_telegram(container: Container, bot: Bot, stop: asyncio.Event) -
 
 
 async def _receive_updates(
-    settings: Settings, dispatcher: Dispatcher, bot: Bot, webhook: bool, stop: asyncio.Event
+    settings: Settings,
+    dispatcher: Dispatcher,
+    bot: Bot,
+    webhook: bool,
+    stop: asyncio.Event,
+    receiving: Receiving,
 ) -> int:
     if webhook:
-        return await _webhook(settings, dispatcher, bot, stop)
+        return await _webhook(settings, dispatcher, bot, stop, receiving)
     polling = asyncio.create_task(
         dispatcher.start_polling(
             bot,
@@ -120,6 +131,7 @@ async def _receive_updates(
             allowed_updates=dispatcher.resolve_used_update_types(),
         )
     )
+    receiving.polling(polling)
     stopping = asyncio.create_task(stop.wait())
     await asyncio.wait({polling, stopping}, return_when=asyncio.FIRST_COMPLETED)
     if polling.done():
@@ -135,7 +147,9 @@ async def _receive_updates(
     return EXIT_OK
 
 
-async def _webhook(settings: Settings, dispatcher: Dispatcher, bot: Bot, stop: asyncio.Event) -> int:
+async def _webhook(
+    settings: Settings, dispatcher: Dispatcher, bot: Bot, stop: asyncio.Event, receiving: Receiving
+) -> int:
     assert settings.webhook_url is not None
     assert settings.webhook_secret is not None
     secret = settings.webhook_secret.get_secret_value()
@@ -150,8 +164,10 @@ async def _webhook(settings: Settings, dispatcher: Dispatcher, bot: Bot, stop: a
     await bot.set_webhook(
         settings.webhook_url, secret_token=secret, allowed_updates=dispatcher.resolve_used_update_types()
     )
+    receiving.webhook(listening=True)
     try:
         await stop.wait()
     finally:
+        receiving.stopped()
         await runner.cleanup()
     return EXIT_OK
