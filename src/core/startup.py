@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
-from core.classify import ApiVerdict, classify_telegram
 from core.lifecycle import Random, RetryPolicy, backoff_delay
+from core.telegram_errors import ApiVerdict, classify_telegram
 from ports.bot_account import BotAccount
 from ports.clock import Clock
 from ports.messenger import MessengerError

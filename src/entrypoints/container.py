@@ -38,14 +38,17 @@ from core.jobs.breaker import CircuitBreakers
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import JobRegistry, JobType
 from core.lifecycle import RetryPolicy
-from core.media.blob_store import BlobStore
+from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
 from core.pipeline.confirm import Confirmations
-from core.pipeline.download import DownloadVideo, PipelineConfig, Services
-from core.pipeline.inline import DownloadInline, InlineLookup
+from core.pipeline.download import DownloadVideo
+from core.pipeline.inline import DownloadInline
+from core.pipeline.inline_lookup import InlineLookup
 from core.pipeline.inline_requests import InlineRequests
 from core.pipeline.intake import LinkIntake
-from core.pipeline.jobs import Periodic, UpdateStatus, job_types
+from core.pipeline.job_types import job_types
+from core.pipeline.periodic import Periodic, UpdateStatus
+from core.pipeline.services import PipelineConfig, Services
 from core.pipeline.url_guard import UrlGuard
 from core.status import StatusQuery
 from core.trust.buttons import SignedButtons
@@ -197,7 +200,7 @@ class Container(containers.DeclarativeContainer):
     buttons = providers.Singleton(SignedButtons, keys)
 
     blobs = providers.Singleton(
-        BlobStore, store, blob_files, store, clock, prober, max_bytes=settings.provided.max_blob_bytes
+        BlobService, store, blob_files, store, clock, prober, max_bytes=settings.provided.max_blob_bytes
     )
     info = providers.Singleton(InfoService, store, downloader, clock)
     guard = providers.Singleton(UrlGuard, resolver, guard_rules)
@@ -270,7 +273,7 @@ class Container(containers.DeclarativeContainer):
     inline_requests = providers.Selector(
         settings.provided.inline_mode,
         on=providers.Singleton(
-            InlineRequests, providers.Singleton(InlineLookup, store, services, clock), engine, keys, clock
+            InlineRequests, providers.Singleton(InlineLookup, services), engine, keys, clock
         ),
         off=providers.Object(None),
     )

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 
 from returns.result import Failure
 
-from core.pipeline.download import DOWNLOAD_VIDEO, JobSubmitter, site_key
+from core.pipeline.job_names import DOWNLOAD_VIDEO
 from core.pipeline.request import PRIVATE, DownloadRequest
+from core.pipeline.services import JobSubmitter
 from core.pipeline.url_guard import UrlGuard
-from core.urls import Entity, extract_urls
+from core.urls import Entity, extract_urls, site_key
 from ports.caches import HandledUrls
 from ports.clock import Clock
 from ports.jobs import HandledUrlGuard, JobStore

@@ -15,7 +15,8 @@ from aiogram.types import (
 )
 
 from core import texts
-from core.pipeline.inline import VARIANTS, CachedVideo, variant_caption
+from core.pipeline.inline import VARIANTS, variant_caption
+from core.pipeline.inline_lookup import CachedVideo
 from core.pipeline.inline_requests import InlineRequests, url_in
 
 CACHED_SECONDS = 60
