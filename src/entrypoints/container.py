@@ -217,6 +217,7 @@ class Container(containers.DeclarativeContainer):
         jobs=bare_engine,
         new_id=new_id,
         buttons=buttons,
+        deliveries=metrics,
     )
     download = providers.Singleton(
         DownloadVideo,

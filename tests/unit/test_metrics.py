@@ -34,12 +34,14 @@ def values(text: str) -> dict[str, float]:
     return found
 
 
-async def test_a_delivered_link_moves_the_job_counters_and_the_claim_to_done_histogram(
+async def test_a_delivered_link_moves_the_job_counters_and_both_histograms(
     world: World,
 ) -> None:
     world.downloader.serve(URL)
-    await world.post(URL)
+    posted = world.clock.now() - 12  # read 12 s late: the bot was restarting
+    await world.post(URL, posted_at=posted)
     await world.idle()
+    delivered = world.clock.now()
     async with TestClient(TestServer(metrics_app(world.container.observed()))) as client:
         response = await client.get("/metrics")
         text = await response.text()
@@ -48,6 +50,8 @@ async def test_a_delivered_link_moves_the_job_counters_and_the_claim_to_done_his
     assert seen['vidrelay_jobs_enqueued_total{job_name="download_video"}'] == 1
     assert seen['vidrelay_jobs_completed_total{job_name="download_video"}'] == 1
     assert seen['vidrelay_job_claim_to_done_seconds_count{job_name="download_video"}'] == 1
+    assert seen["vidrelay_post_to_video_seconds_count"] == 1
+    assert 12 <= seen["vidrelay_post_to_video_seconds_sum"] <= delivered - posted
     assert seen["vidrelay_queue_depth"] == 0
     assert seen["vidrelay_workers_live"] == seen["vidrelay_workers"] == 3
     assert seen['vidrelay_ytdlp_info{version="2099.01.01"}'] == 1  # the scripted yt-dlp's

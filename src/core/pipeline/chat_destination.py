@@ -11,7 +11,9 @@ from core.pipeline.parking import Parking, needs_confirmation
 from core.pipeline.replies import Replies
 from core.pipeline.request import DownloadRequest
 from ports.blobs import BlobRecord
+from ports.clock import Clock
 from ports.messenger import Messenger, MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
+from ports.telemetry import DeliveryEvents
 
 
 class ChatDestination(Destination):
@@ -22,8 +24,12 @@ class ChatDestination(Destination):
         parking: Parking,
         replies: Replies,
         confirm_longer_than_seconds: float,
+        deliveries: DeliveryEvents,
+        clock: Clock,
     ) -> None:
         self._request = request
+        self._deliveries = deliveries
+        self._clock = clock
         self._messenger = messenger
         self._parking = parking
         self._replies = replies
@@ -51,4 +57,6 @@ class ChatDestination(Destination):
             return await self.send(video, meta)
 
     async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
+        if self._request.posted_at is not None:
+            self._deliveries.video_delivered(self._clock.now() - self._request.posted_at)
         return Success(None)

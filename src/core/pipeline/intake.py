@@ -35,6 +35,8 @@ class IncomingMessage:
     verbose: bool = False
     edited: bool = False
     """An edit of a message sent earlier: it may re-run only a message the bot read."""
+    posted_at: float | None = None
+    """Telegram's date of the message (of the edit, for an edit)."""
 
 
 @dataclass
@@ -111,6 +113,7 @@ class LinkIntake:
             message_id=message.message_id,
             user_id=message.user_id,
             verbose=message.verbose,
+            posted_at=message.posted_at,
         )
         return await self._jobs.submit(
             DOWNLOAD_VIDEO,

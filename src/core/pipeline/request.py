@@ -29,6 +29,8 @@ class DownloadRequest:
     reported_attempt: int = 1
     """The attempt the log already announced, so a retry after a crash still says ⚠️ once."""
     log: Payload = field(default_factory=dict)
+    posted_at: float | None = None
+    """When the user's message was sent (Telegram's date): the start of what the user waits."""
 
     @property
     def private(self) -> bool:
@@ -65,6 +67,7 @@ class DownloadRequest:
                 info_shown=bool(payload.get("info_shown", False)),
                 reported_attempt=_int(payload.get("reported_attempt", 1)),
                 log=_dict(payload.get("log")),
+                posted_at=_optional_float(payload.get("posted_at")),
             )
         except KeyError as missing:
             raise PayloadError(f"download payload lacks {missing}") from None
@@ -107,6 +110,14 @@ def _int(value: JsonValue) -> int:
 
 def _optional_int(value: JsonValue) -> int | None:
     return None if value is None else _int(value)
+
+
+def _optional_float(value: JsonValue) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PayloadError(f"expected a number, got {value!r}")
+    return float(value)
 
 
 def _dict(value: JsonValue) -> Payload:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
 from core.pipeline.url_guard import UrlGuard
+from core.telemetry import Unobserved
 from core.trust.buttons import SignedButtons
 from ports.caches import HandledUrls
 from ports.clock import Clock
@@ -17,6 +18,7 @@ from ports.json import Payload
 from ports.media import Downloader
 from ports.messenger import Messenger
 from ports.pending import PendingStore
+from ports.telemetry import DeliveryEvents
 
 
 class JobSubmitter(Protocol):
@@ -55,3 +57,4 @@ class Services:
     new_id: Callable[[], str]
     """Ids for parked confirmations."""
     buttons: SignedButtons
+    deliveries: DeliveryEvents = field(default_factory=Unobserved)
