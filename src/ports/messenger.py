@@ -66,6 +66,37 @@ class SentVideo:
     file_unique_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class AudioFile:
+    """A sound file on our disk (M4A or MP3: Telegram plays nothing else as audio)."""
+
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAudio:
+    """An audio Telegram already has."""
+
+    file_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AudioMeta:
+    duration: int | None = None
+    title: str | None = None
+    performer: str | None = None
+    caption: str | None = None
+    thumbnail: Path | None = None
+    """A JPEG of at most 320 px a side, uploaded with the audio (never by file_id)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SentAudio:
+    message_id: int
+    file_id: str
+    file_unique_id: str
+
+
 class Messenger(Protocol):
     """Every method raises MessengerError when the call did not go through, and nothing else."""
 
@@ -120,3 +151,30 @@ class Messenger(Protocol):
         *,
         keyboard: Keyboard | None = None,
     ) -> None: ...
+
+    async def send_audio(
+        self,
+        chat_id: int,
+        audio: AudioFile | StoredAudio,
+        meta: AudioMeta,
+        *,
+        reply_to: int | None = None,
+        keyboard: Keyboard | None = None,
+    ) -> SentAudio: ...
+
+    async def edit_inline_audio(
+        self,
+        inline_message_id: str,
+        file_id: str,
+        meta: AudioMeta,
+        *,
+        keyboard: Keyboard | None = None,
+    ) -> None:
+        """Swap an inline message's content for the audio Telegram has as `file_id`."""
+        ...
+
+    async def edit_inline_text(
+        self, inline_message_id: str, text: str, *, keyboard: Keyboard | None = None
+    ) -> None:
+        """Replace the text of a message a user sent through inline mode (HTML, no link preview)."""
+        ...

@@ -8,10 +8,13 @@ from typing import Protocol
 
 from ports.blobs import BlobIndex
 from ports.caches import HandledUrls, InfoCache
+from ports.chat_settings import ChatSettingsStore
 from ports.jobs import JobStore
 from ports.pending import PendingStore
 from ports.secrets import InstallSecrets
 
 
-class Store(JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls, InstallSecrets, Protocol):
+class Store(
+    JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls, InstallSecrets, ChatSettingsStore, Protocol
+):
     async def close(self) -> None: ...

@@ -9,6 +9,7 @@ import pytest
 
 from adapters.sqlite import SqliteStore
 from adapters.sqlite.schema import MIGRATIONS, Migration, migrate, schema_version
+from ports.chat_settings import ChatSettings
 from ports.errors import StoreError
 from ports.jobs import HandledUrlGuard, NewJob
 
@@ -39,6 +40,10 @@ CANARIES: dict[int, list[str]] = {
         " VALUES (1, 2, 'https://canary.example', 0)",
     ],
     5: ["INSERT INTO install_secrets (name, value, created_at) VALUES ('canary', x'c0ffee', 0)"],
+    6: [
+        "INSERT INTO chat_settings (chat_id, max_height, audio_only, ask_long_videos,"
+        " ask_longer_than_seconds, updated_at) VALUES (-42, 480, 1, 0, 600, 0)"
+    ],
 }
 
 
@@ -76,6 +81,7 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
         guard = HandledUrlGuard(1, 2, "https://canary.example")
         refused = await store.enqueue(NewJob("download_video", {}, 3), NOW, guard) is None
         secret = await store.install_secret("canary", b"new")
+        chosen = await store.chat_settings(-42)
     finally:
         await store.close()
 
@@ -86,6 +92,7 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
     assert (info == []) == (version >= 4)
     assert refused == (version >= 4)
     assert secret == (b"\xc0\xff\xee" if version >= 5 else b"new")
+    assert chosen == (ChatSettings(480, True, False, 600) if version >= 6 else None)
 
 
 async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:

@@ -10,8 +10,10 @@ import copy
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
+from adapters.memory.chat_settings import MemoryChatSettings
 from ports.blobs import BlobIndex, BlobRecord
 from ports.caches import HandledUrls, InfoCache
+from ports.chat_settings import ChatSettings
 from ports.jobs import FailedJob, Guard, HandledUrlGuard, Job, JobStore, NewJob, QueueCounts, SingletonGuard
 from ports.json import Payload
 from ports.media import VideoInfo
@@ -26,7 +28,9 @@ class _CachedInfo:
     created_at: float
 
 
-class MemoryStore(JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls, InstallSecrets):
+class MemoryStore(
+    JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls, InstallSecrets, MemoryChatSettings
+):
     def __init__(self) -> None:
         self._jobs: dict[int, Job] = {}
         self._failed: dict[int, FailedJob] = {}
@@ -37,6 +41,7 @@ class MemoryStore(JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls, Ins
         self._blobs: dict[str, BlobRecord] = {}
         self._info: dict[str, _CachedInfo] = {}
         self._secrets: dict[str, bytes] = {}
+        self._chat_settings: dict[int, ChatSettings] = {}
 
     async def close(self) -> None:
         return None

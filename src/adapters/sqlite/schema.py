@@ -143,6 +143,21 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        "chat settings",
+        (
+            """
+            CREATE TABLE chat_settings (
+                chat_id INTEGER PRIMARY KEY,
+                max_height INTEGER,
+                audio_only INTEGER NOT NULL,
+                ask_long_videos INTEGER NOT NULL,
+                ask_longer_than_seconds INTEGER,
+                updated_at REAL NOT NULL
+            )
+            """,
+        ),
+    ),
 )
 
 

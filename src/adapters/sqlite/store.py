@@ -19,6 +19,7 @@ from typing import Any, Final
 import aiosqlite
 
 from adapters.sqlite import codec
+from adapters.sqlite.chat_settings import SqliteChatSettings
 from adapters.sqlite.schema import MIGRATIONS, Migration, SchemaTooNew, migrate
 from adapters.sqlite.writer import DRIVER_ERRORS, GroupCommitWriter, Work, connect, on_connection_thread
 from ports.blobs import BlobRecord
@@ -206,7 +207,7 @@ _KEEP_FIRST_CANDIDATE = """
 _STORED_VALUE = "SELECT value FROM install_secrets WHERE name = ?"
 
 
-class SqliteStore(Store):
+class SqliteStore(SqliteChatSettings, Store):
     def __init__(self, connection: aiosqlite.Connection, writer: GroupCommitWriter) -> None:
         """Use `SqliteStore.open`."""
         self._connection = connection

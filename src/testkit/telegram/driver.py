@@ -140,7 +140,11 @@ class FakeBotApi(InspectableBotApi):
         inline_id = inline_message_id or base64.urlsafe_b64encode(secrets.token_bytes(18)).decode()
         chosen = self._offered_result(result_id)
         markup = chosen.get("reply_markup") if chosen else None
-        self._world.inline_messages[inline_id] = InlineMessage(inline_id, user, result_id, query, markup)
+        content = chosen.get("input_message_content") if chosen else None
+        text = content.get("message_text") if isinstance(content, dict) else None
+        self._world.inline_messages[inline_id] = InlineMessage(
+            inline_id, user, result_id, query, markup, text=text, texts=[text]
+        )
         self._world.updates.push(
             "chosen_inline_result",
             {"result_id": result_id, "from": user.to_api(), "query": query, "inline_message_id": inline_id},

@@ -50,6 +50,32 @@ class VideoRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class AudioRecord:
+    """One sendAudio: what Telegram kept (`file.kind` "audio", or "document" for a file it does not
+    play) and what the call said of it."""
+
+    chat_id: int
+    message_id: int
+    file: FileRecord
+    source: str
+    """"upload", "path" or "file_id", as for videos."""
+    reply_to: int | None
+    caption: str | None
+    duration: int | None
+    title: str | None
+    performer: str | None
+    thumbnail: str | None
+    """The sha256 of the thumbnail uploaded with the call, if any."""
+    silent: bool
+    reply_markup: dict[str, Any] | None
+    at: float
+
+    @property
+    def uploaded(self) -> bool:
+        return self.source != "file_id"
+
+
+@dataclass(frozen=True, slots=True)
 class ReactionRecord:
     chat_id: int
     message_id: int
@@ -91,6 +117,7 @@ class Journal:
 
     calls: list[CallRecord] = field(default_factory=list)
     videos: list[VideoRecord] = field(default_factory=list)
+    audios: list[AudioRecord] = field(default_factory=list)
     reactions: list[ReactionRecord] = field(default_factory=list)
     callback_answers: list[CallbackAnswer] = field(default_factory=list)
     inline_answers: list[InlineAnswer] = field(default_factory=list)
