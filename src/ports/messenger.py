@@ -143,6 +143,11 @@ class Messenger(Protocol):
 
     async def answer_callback(self, callback_id: str, text: str | None = None) -> None: ...
 
+    async def member_status(self, chat_id: int, user_id: int) -> str:
+        """What the chat says `user_id` is there: "creator", "administrator", "member",
+        "restricted", "left" or "kicked"."""
+        ...
+
     async def edit_inline_video(
         self,
         inline_message_id: str,

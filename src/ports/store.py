@@ -9,12 +9,23 @@ from typing import Protocol
 from ports.blobs import BlobIndex
 from ports.caches import HandledUrls, InfoCache
 from ports.chat_settings import ChatSettingsStore
-from ports.jobs import JobStore
+from ports.failed_jobs import FailedJobs
 from ports.pending import PendingStore
+from ports.queue import JobQueue
+from ports.quota import UserQuota
 from ports.secrets import InstallSecrets
 
 
 class Store(
-    JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls, InstallSecrets, ChatSettingsStore, Protocol
+    JobQueue,
+    FailedJobs,
+    UserQuota,
+    PendingStore,
+    BlobIndex,
+    InfoCache,
+    HandledUrls,
+    InstallSecrets,
+    ChatSettingsStore,
+    Protocol,
 ):
     async def close(self) -> None: ...

@@ -498,6 +498,21 @@ async def test_a_migrated_group_names_its_new_chat_id(api: FakeBotApi, messenger
     assert await messenger.send_text(-1001234567890, "hello") > 0
 
 
+async def test_a_members_status_is_what_the_chat_says_of_them(
+    api: FakeBotApi, messenger: TelegramMessenger
+) -> None:
+    api.add_chat(GROUP)
+    statuses = {ALICE: "creator", BOB: "administrator", User(7): "restricted", User(8): "kicked"}
+    for user, status in statuses.items():
+        api.set_member_status(GROUP, user, status)
+
+    seen = [await messenger.member_status(GROUP.id, user_id) for user_id in (ALICE.id, BOB.id, 7, 8, 9)]
+
+    assert seen == ["creator", "administrator", "restricted", "kicked", "member"]
+    error = await refused(messenger.member_status(-4999, ALICE.id))
+    assert (error.code, error.description) == (400, "Bad Request: chat not found")
+
+
 async def test_a_revoked_token_is_permanent(api: FakeBotApi) -> None:
     bot = make_bot("987654321:RevokedToken", api.base_url, False, pacing=UNPACED)
     try:

@@ -58,6 +58,8 @@ class FakeMessenger(Messenger):
         self.inline_texts: list[tuple[str, str]] = []
         self.calls: list[str] = []
         self.file_ids: dict[str, str] = {}
+        self.statuses: dict[tuple[int, int], str] = {}
+        """(chat, user) → getChatMember's status; everybody else is a "member"."""
         self._next_id: defaultdict[int, int] = defaultdict(lambda: 100)
         self._failures: list[tuple[str, MessengerError]] = []
 
@@ -150,6 +152,10 @@ class FakeMessenger(Messenger):
     async def answer_callback(self, callback_id: str, text: str | None = None) -> None:
         self._maybe_fail("answer_callback")
         self.callback_answers.append((callback_id, text))
+
+    async def member_status(self, chat_id: int, user_id: int) -> str:
+        self._maybe_fail("member_status")
+        return self.statuses.get((chat_id, user_id), "member")
 
     async def edit_inline_video(
         self, inline_message_id: str, file_id: str, meta: VideoMeta, *, keyboard: Keyboard | None = None

@@ -87,6 +87,7 @@ class World:
         *,
         text: str | None = None,
         verbose: bool = False,
+        chat_type: str | None = None,
         posted_at: float | None = None,
     ) -> int:
         """A user posts `url` (as a Telegram `url` entity); returns the user's message id.
@@ -98,7 +99,7 @@ class World:
             Entity("url", len(body[:start].encode("utf-16-le")) // 2, len(url.encode("utf-16-le")) // 2)
         ]
         message_id = next(self._message_ids)
-        chat_type = "private" if chat_id > 0 else "supergroup"
+        chat_type = chat_type or ("private" if chat_id > 0 else "supergroup")
         await self.intake.accept(
             IncomingMessage(
                 chat_id,

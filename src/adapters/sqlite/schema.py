@@ -158,6 +158,17 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        "fenced leases and suspects",
+        (
+            # The fencing token: bumped by every claim, named by every finishing write.
+            "ALTER TABLE jobs ADD COLUMN token INTEGER NOT NULL DEFAULT 0",
+            # Its worker died holding it: it runs alone until an attempt ends normally.
+            "ALTER TABLE jobs ADD COLUMN suspect INTEGER NOT NULL DEFAULT 0",
+            # The rows a worker holds: its heartbeat, its in-flight set when it dies.
+            "CREATE INDEX jobs_claimed_by ON jobs (claimed_by) WHERE claimed_by IS NOT NULL",
+        ),
+    ),
 )
 
 

@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from aiogram import Bot
+from aiogram.enums import ChatMemberStatus
 from aiogram.exceptions import (
     AiogramError,
     ClientDecodeError,
@@ -227,6 +228,11 @@ class TelegramMessenger(Messenger):
     async def answer_callback(self, callback_id: str, text: str | None = None) -> None:
         async with _translated():
             await self._bot.answer_callback_query(callback_id, text=text)
+
+    async def member_status(self, chat_id: int, user_id: int) -> str:
+        async with _translated():
+            member = await self._bot.get_chat_member(chat_id, user_id)
+        return ChatMemberStatus(member.status).value
 
     async def edit_inline_video(
         self,

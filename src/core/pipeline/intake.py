@@ -19,7 +19,8 @@ from core.pipeline.url_guard import UrlGuard
 from core.urls import Entity, extract_urls, site_key
 from ports.caches import HandledUrls
 from ports.clock import Clock
-from ports.jobs import HandledUrlGuard, JobStore
+from ports.jobs import HandledUrlGuard
+from ports.quota import UserQuota
 
 log = logging.getLogger("vidrelay.intake")
 
@@ -51,7 +52,7 @@ class LinkIntake:
     def __init__(
         self,
         jobs: JobSubmitter,
-        queue: JobStore,
+        queue: UserQuota,
         guard: UrlGuard,
         seen: HandledUrls,
         clock: Clock,
