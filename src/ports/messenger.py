@@ -57,6 +57,8 @@ class VideoMeta:
     width: int | None = None
     height: int | None = None
     caption: str | None = None
+    thumbnail: Path | None = None
+    """A JPEG of at most 320 px a side, uploaded with the video (Telegram reuses none: not by file_id)."""
 
 
 @dataclass(frozen=True, slots=True)

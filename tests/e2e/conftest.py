@@ -78,7 +78,7 @@ class Stack:
 
 
 async def _stack(root: Path, **env: str) -> AsyncIterator[Stack]:
-    async with VideoServer(CLIPS_DIR) as site, FakeBotApi() as api:
+    async with VideoServer(CLIPS_DIR) as site, FakeBotApi(keep_uploads=root / "uploads") as api:
         stack = Stack(api, site, root, BotProcess({}, root / "unused.log"))
         await stack.new_bot(**env).start(api)
         try:

@@ -87,6 +87,15 @@ def clip(tmp_path: Path) -> Path:
     return path
 
 
+def tiny_jpeg(width: int, height: int) -> bytes:
+    """The start of a baseline JPEG: SOI, an APP0 segment, then the frame header with its size."""
+    app0 = b"\xff\xe0" + (16).to_bytes(2, "big") + b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
+    sof0 = (
+        b"\xff\xc0" + (17).to_bytes(2, "big") + b"\x08" + height.to_bytes(2, "big") + width.to_bytes(2, "big")
+    )
+    return b"\xff\xd8" + app0 + sof0 + b"\x03\x01\x22\x00\x02\x11\x01\x03\x11\x01" + b"\xff\xd9"
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -322,6 +331,49 @@ async def test_local_mode_passes_a_file_uri_and_the_server_reads_the_bytes_from_
     assert video.file_id == sent.file_id
     [call] = api.calls_of("sendVideo")
     assert call.params["video"] == clip.resolve().as_uri()  # noqa: ASYNC240 - no I/O in practice
+
+
+async def test_a_thumbnail_goes_with_the_video_as_an_upload(
+    api: FakeBotApi, messenger: TelegramMessenger, clip: Path, tmp_path: Path
+) -> None:
+    thumb = tmp_path / "thumb.jpg"
+    thumb.write_bytes(tiny_jpeg(320, 180))
+
+    await messenger.send_video(PRIVATE.id, VideoFile(clip), VideoMeta(duration=2, thumbnail=thumb))
+
+    [video] = api.videos(PRIVATE.id)
+    assert video.thumbnail is not None
+    assert (video.thumbnail.width, video.thumbnail.height) == (320, 180)
+    assert video.thumbnail.sha256 == sha256(thumb)
+    assert video.thumbnail.valid
+    assert api.calls_of("sendVideo")[0].files == {"video": video.sha256, "thumbnail": sha256(thumb)}
+
+
+async def test_local_mode_uploads_the_thumbnail_beside_the_video_path(clip: Path, tmp_path: Path) -> None:
+    thumb = tmp_path / "thumb.jpg"
+    thumb.write_bytes(tiny_jpeg(160, 120))
+    async with FakeBotApi(local_mode=True) as api:
+        api.add_chat(PRIVATE)
+        bot = await _bot(api, local_mode=True)
+        try:
+            await TelegramMessenger(bot, local_mode=True).send_video(
+                PRIVATE.id, VideoFile(clip), VideoMeta(thumbnail=thumb)
+            )
+        finally:
+            await close(bot)
+
+    [video] = api.videos()
+    assert video.source == "path"
+    assert video.thumbnail is not None
+    assert video.thumbnail.valid
+
+
+async def test_a_video_by_file_id_carries_no_thumbnail(
+    api: FakeBotApi, messenger: TelegramMessenger, clip: Path
+) -> None:
+    sent = await messenger.send_video(PRIVATE.id, VideoFile(clip), VideoMeta())
+    await messenger.send_video(PRIVATE.id, StoredVideo(sent.file_id), VideoMeta())
+    assert [v.thumbnail for v in api.videos(PRIVATE.id)] == [None, None]
 
 
 async def test_a_cloud_server_refuses_a_file_path(clip: Path, messenger: TelegramMessenger) -> None:

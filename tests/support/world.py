@@ -17,6 +17,7 @@ from ports.media import MediaProbe, MediaProber
 from ports.net import HostResolver
 from tests.support.clock import VirtualClock
 from tests.support.downloader import ScriptedDownloader
+from tests.support.media import RecordingTranscoder, ScriptedProber
 from tests.support.messenger import FakeMessenger
 
 PRIVATE_CHAT = 1001
@@ -59,6 +60,7 @@ def faked_container(clock: VirtualClock, data_dir: Path, **env: str) -> Containe
         messenger=providers.Object(FakeMessenger()),
         downloader=providers.Object(ScriptedDownloader()),
         prober=providers.Object(NoProbe()),
+        transcoder=providers.Object(RecordingTranscoder(ScriptedProber())),
         resolver=providers.Object(FixedResolver()),
     )
     return container

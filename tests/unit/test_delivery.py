@@ -54,6 +54,9 @@ class Recording(Destination, Report):
     async def uploading(self, size: int) -> None:
         self.calls.append(f"uploading {size}")
 
+    async def ending(self) -> None:
+        self.calls.append("ending")
+
     async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
         self.calls.append(f"hold {duration} {pinned_key}")
         if self._hold_longer_than is not None and duration is not None and duration > self._hold_longer_than:
@@ -131,11 +134,50 @@ async def test_a_file_id_telegram_refuses_is_forgotten_and_the_video_downloaded_
     assert world.downloader.downloads == ["v1"]
 
 
-async def test_a_video_announced_too_large_is_not_downloaded(world: World) -> None:
+async def test_a_video_announced_too_large_even_compressed_is_not_downloaded(world: World) -> None:
+    job = Recording()
+    size = world.settings.upload_limit_bytes + 1
+    # 25 minutes in 50 MB leaves under 250 kbit/s of picture: not worth watching.
+    await deliver(world, video(URL, filesize=size, duration=1500.0), job)
+    assert job.calls == ["hold 1500.0 None", "found v1", "ending", f"too large {size}"]
+    assert world.downloader.downloads == []
+
+
+async def test_a_video_announced_over_the_download_cap_is_not_downloaded(world: World) -> None:
+    job = Recording()
+    size = world.settings.upload_limit_bytes * 5
+    delivery = Delivery(
+        world.services,
+        PipelineConfig(
+            upload_limit_bytes=world.settings.upload_limit_bytes,
+            max_download_bytes=world.settings.upload_limit_bytes * 4,
+        ),
+    )
+    await delivery.deliver(video(URL, filesize=size), job, job)
+    assert job.calls[-2:] == ["ending", f"too large {size}"]
+    assert world.downloader.downloads == []
+
+
+async def test_a_video_announced_over_the_limit_but_short_is_downloaded_to_be_compressed(
+    world: World,
+) -> None:
     job = Recording()
     await deliver(world, video(URL, filesize=world.settings.upload_limit_bytes + 1), job)
-    assert job.calls == ["hold 12.0 None", "found v1", f"too large {world.settings.upload_limit_bytes + 1}"]
-    assert world.downloader.downloads == []
+    assert world.downloader.downloads == ["v1"]
+    assert job.calls[-1] == "delivered F-new"
+
+
+async def test_a_download_refused_as_too_large_is_the_too_large_answer_not_a_failure(world: World) -> None:
+    from ports.media import ToolFailure
+
+    world.downloader.download_failures["v1"].append(
+        ToolFailure(
+            "ERROR: the download passed the download cap\n", exit_code=None, too_large_bytes=7_000_000
+        )
+    )
+    job = Recording()
+    assert await deliver(world, video(URL), job) == Success(None)
+    assert job.calls[-2:] == ["ending", "too large 7000000"]
 
 
 async def test_bytes_too_large_for_the_upload_are_not_sent(world: World) -> None:

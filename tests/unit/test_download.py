@@ -129,7 +129,7 @@ async def test_a_group_failure_is_a_reaction_and_not_a_video_stays_silent(world:
 
 
 async def test_a_video_too_large_before_download_is_refused_with_its_size(world: World) -> None:
-    world.downloader.serve(URL, video(URL, filesize=80_000_000))
+    world.downloader.serve(URL, video(URL, filesize=80_000_000, duration=3000.0))  # unwatchable in 50 MB
     await world.post(URL)
     await world.idle()
     assert world.downloader.downloads == []

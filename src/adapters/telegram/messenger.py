@@ -203,6 +203,7 @@ class TelegramMessenger(Messenger):
                 width=meta.width,
                 height=meta.height,
                 caption=meta.caption,
+                thumbnail=_thumbnail(meta),
                 parse_mode=HTML,
                 supports_streaming=True,
                 disable_notification=True,
@@ -324,6 +325,11 @@ def _sent_audio(message: Message) -> SentAudio:
     if media is None:
         raise MessengerError("Bad Request: the sent message carries no audio file", 400)
     return SentAudio(message.message_id, media.file_id, media.file_unique_id)
+
+
+def _thumbnail(meta: VideoMeta) -> FSInputFile | None:
+    # Always uploaded, in local mode too: the Bot API takes a thumbnail only as a new upload.
+    return FSInputFile(meta.thumbnail) if meta.thumbnail is not None else None
 
 
 def _sent_video(message: Message) -> SentVideo:

@@ -12,7 +12,7 @@ from core.jobs.registry import JobContext
 from core.pipeline.delivery import Report
 from core.pipeline.request import DownloadRequest
 from ports.clock import Clock
-from ports.media import Progress, VideoInfo
+from ports.media import Progress, Stage, VideoInfo
 from ports.messenger import Messenger
 
 
@@ -24,10 +24,14 @@ def log_for(request: DownloadRequest, messenger: Messenger, clock: Clock) -> Job
 
 
 class ChatReport(Report):
-    def __init__(self, request: DownloadRequest, log: JobLog, context: JobContext) -> None:
+    def __init__(
+        self, request: DownloadRequest, log: JobLog, context: JobContext, upload_limit_bytes: int
+    ) -> None:
         self._request = request
         self._log = log
         self._context = context
+        self._limit = upload_limit_bytes
+        self._stage = Stage.DOWNLOAD
 
     @property
     def verbose(self) -> bool:
@@ -58,6 +62,11 @@ class ChatReport(Report):
         await self.checkpoint()
 
     def progress(self, progress: Progress) -> None:
+        if progress.stage is not self._stage:
+            # Converting or compressing began: a lasting line, then its percent below it.
+            self._stage = progress.stage
+            if (line := texts.stage_line(progress, self._limit)) is not None:
+                self._log.append(line)
         self._log.progress(texts.progress_line(progress))
 
     def output(self, line: str) -> None:
@@ -67,6 +76,9 @@ class ChatReport(Report):
     async def uploading(self, size: int) -> None:
         self._log.append(texts.uploading(size))
         await self._log.flush()
+
+    async def ending(self) -> None:
+        await self._log.close()
 
     async def finish(self, delivered: bool) -> None:
         """Close the log; unless the video went out, keep where it is for a retry or the 💥 report."""

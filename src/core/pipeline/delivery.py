@@ -1,19 +1,25 @@
 """The one path a link takes to become a video in Telegram, for every job that delivers one.
 
-guard → scrape (cached) → sent by file_id when Telegram has the video → size check → one shared
-download → size check on the bytes → upload → the file_id recorded and the bytes released. What
+guard → scrape (cached) → sent by file_id when Telegram has the video → size check (too large
+even compressed, or over the download cap: refused before a byte) → one shared download, made
+playable or compressed to fit by the downloader → size check on the bytes → upload with a
+thumbnail → the file_id recorded and the bytes released. What
 is a job's own stays behind two ports: its `Destination` (where the video goes, and what a long or
 too large video means there) and its `Report` (what the chat hears on the way).
 """
 
 from __future__ import annotations
 
+import sys
+from contextlib import AbstractAsyncContextManager, nullcontext
+from pathlib import Path
 from typing import Protocol
 
 from returns.result import Failure, Result, Success
 
 from core.blobs import blob_key
 from core.jobs.registry import JobFailure, JobOutcome
+from core.media.fit import SizeLimits, SizeVerdict, verdict_before_download
 from core.pipeline.failures import api_failure, no_video, refused, tool_failure, vanished
 from core.pipeline.services import PipelineConfig, Services
 from core.telegram_errors import is_wrong_file_id
@@ -43,6 +49,10 @@ class Report(Protocol):
     def output(self, line: str) -> None: ...
 
     async def uploading(self, size: int) -> None: ...
+
+    async def ending(self) -> None:
+        """The job's last word comes next (a refusal): say everything now, so nothing follows it."""
+        ...
 
 
 class Destination(Protocol):
@@ -89,12 +99,19 @@ class Quiet(Report):
     async def uploading(self, size: int) -> None:
         pass
 
+    async def ending(self) -> None:
+        pass
+
 
 class Delivery:
     def __init__(self, services: Services, config: PipelineConfig) -> None:
         self._s = services
         self._limit = config.upload_limit_bytes
         self._timeout = config.ytdlp_timeout_seconds
+        self._limits = SizeLimits(
+            upload_bytes=config.upload_limit_bytes,
+            download_bytes=config.max_download_bytes or sys.maxsize,
+        )
 
     async def videos(self, url: str, report: Report) -> Result[list[VideoInfo], JobFailure]:
         """The videos behind `url` (photo items left out), if the bot may fetch it; never none."""
@@ -135,8 +152,10 @@ class Delivery:
                 return await self._after_send(to, record, sent, record.file_id)
             await self._s.blobs.clear_file_id(key)
         report.found(info)
-        if info.filesize is not None and info.filesize > self._limit:
-            return await to.too_large(info.filesize)
+        verdict = verdict_before_download(info.filesize, info.duration, info.height, self._limits)
+        if verdict is SizeVerdict.TOO_LARGE:
+            await report.ending()
+            return await to.too_large(info.filesize or 0)
         await report.downloading()
         fetched = await self._s.blobs.fetch(
             info,
@@ -147,7 +166,11 @@ class Delivery:
             on_output=_output_of(report),
         )
         if isinstance(fetched, Failure):
-            return Failure(tool_failure(fetched.failure()))
+            failure = fetched.failure()
+            if failure.too_large_bytes is not None:
+                await report.ending()
+                return await to.too_large(failure.too_large_bytes)
+            return Failure(tool_failure(failure))
         return await self._upload(info, fetched.unwrap(), to, report)
 
     async def _upload(
@@ -156,6 +179,7 @@ class Delivery:
         size = record.size or 0
         if size > self._limit:
             await self._s.blobs.release(record.key)
+            await report.ending()
             return await to.too_large(size)
         if info.duration is None and (held := await to.hold(record.duration, record.key)) is not None:
             return held  # the probe measured a duration the scrape did not know
@@ -163,8 +187,14 @@ class Delivery:
         if path is None:
             return Failure(vanished())
         await report.uploading(size)
-        sent = await _send(to, VideoFile(path), record, info)
+        async with self._thumbnail(path, record.duration) as thumbnail:
+            sent = await _send(to, VideoFile(path), record, info, thumbnail)
         return await self._after_send(to, record, sent, None)
+
+    def _thumbnail(self, path: Path, duration: float | None) -> AbstractAsyncContextManager[Path | None]:
+        if self._s.thumbnails is None:
+            return nullcontext(None)
+        return self._s.thumbnails.of(path, duration)
 
     async def _after_send(
         self, to: Destination, record: BlobRecord, sent: Sent, stored_file_id: str | None
@@ -181,19 +211,28 @@ class Delivery:
         return await to.delivered(file_id, record)
 
 
-def video_meta(record: BlobRecord, info: VideoInfo, caption: str | None) -> VideoMeta:
+def video_meta(
+    record: BlobRecord, info: VideoInfo, caption: str | None, thumbnail: Path | None = None
+) -> VideoMeta:
     duration = record.duration if record.duration is not None else info.duration
     return VideoMeta(
         duration=round(duration) if duration is not None else None,
         width=record.width or info.width,
         height=record.height or info.height,
         caption=caption,
+        thumbnail=thumbnail,
     )
 
 
-async def _send(to: Destination, video: VideoFile | StoredVideo, record: BlobRecord, info: VideoInfo) -> Sent:
+async def _send(
+    to: Destination,
+    video: VideoFile | StoredVideo,
+    record: BlobRecord,
+    info: VideoInfo,
+    thumbnail: Path | None = None,
+) -> Sent:
     try:
-        return Success(await to.send(video, video_meta(record, info, caption=None)))
+        return Success(await to.send(video, video_meta(record, info, caption=None, thumbnail=thumbnail)))
     except MessengerError as error:
         return Failure(error)
 

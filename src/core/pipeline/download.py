@@ -45,7 +45,8 @@ class DownloadVideo:
             request = DownloadRequest.from_payload(context.payload)
         except ValueError as error:
             return Failure(bad_payload(error))
-        report = ChatReport(request, log_for(request, self._s.messenger, self._s.clock), context)
+        log = log_for(request, self._s.messenger, self._s.clock)
+        report = ChatReport(request, log, context, self._config.upload_limit_bytes)
         report.attempt_started()
         outcome: JobOutcome | None = None
         try:

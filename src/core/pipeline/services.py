@@ -8,6 +8,7 @@ from typing import Protocol
 
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
+from core.media.thumbnails import Thumbnails
 from core.pipeline.url_guard import UrlGuard
 from core.telemetry import Unobserved
 from core.trust.buttons import SignedButtons
@@ -41,6 +42,8 @@ class PipelineConfig:
     confirm_longer_than_seconds: float = 1200.0
     ytdlp_timeout_seconds: float = 300.0
     max_attempts: int = 3
+    max_download_bytes: int = 0
+    """Nothing announced bigger is fetched (the downloader also stops what grows past it); 0: no cap."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,4 +60,6 @@ class Services:
     new_id: Callable[[], str]
     """Ids for parked confirmations."""
     buttons: SignedButtons
+    thumbnails: Thumbnails | None = None
+    """A preview frame for each upload; None: Telegram makes its own where it can."""
     deliveries: DeliveryEvents = field(default_factory=Unobserved)

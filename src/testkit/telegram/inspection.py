@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from testkit.telegram.files import FileRecord
@@ -50,6 +51,15 @@ class InspectableBotApi(BotApiServer):
 
     def message(self, chat_id: int, message_id: int) -> StoredMessage | None:
         return self._world.messages.get(chat_id, message_id)
+
+    def uploaded_file(self, sha256: str) -> Path:
+        """The bytes of an upload, kept when the fake was made with `keep_uploads`."""
+        if self._keep is None:
+            raise RuntimeError("this fake keeps no uploads: make it with keep_uploads=<folder>")
+        path = self._keep / sha256
+        if not path.is_file():
+            raise KeyError(f"no upload with sha256 {sha256}")
+        return path
 
     def videos(self, chat_id: int | None = None) -> list[VideoRecord]:
         return [v for v in self._world.journal.videos if chat_id is None or v.chat_id == chat_id]

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from testkit.telegram.files import FileRecord
+from testkit.telegram.jpeg import Thumbnail
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,8 @@ class VideoRecord:
     silent: bool
     reply_markup: dict[str, Any] | None
     at: float
+    thumbnail: Thumbnail | None = None
+    """The uploaded thumbnail, if the call carried one (see Thumbnail.valid)."""
 
     @property
     def uploaded(self) -> bool:

@@ -17,6 +17,7 @@ from testkit.telegram.methods.addressing import chat_for, reply_target
 from testkit.telegram.methods.file_input import Wanted, resolve_file
 from testkit.telegram.methods.formatting import apply_send_options, caption
 from testkit.telegram.methods.keyboards import markup
+from testkit.telegram.methods.thumbnails import thumbnail_of
 from testkit.telegram.records import AudioRecord
 from testkit.telegram.rendering import message_json
 from testkit.telegram.world import World
@@ -60,7 +61,7 @@ async def send_audio(world: World, call: Call) -> Any:
             duration=params.integer("duration"),
             title=params.text("title"),
             performer=params.text("performer"),
-            thumbnail=_thumbnail_upload(call),
+            thumbnail=_thumbnail_sha256(call),
             silent=message.silent,
             reply_markup=keyboard,
             at=time.monotonic(),
@@ -69,15 +70,9 @@ async def send_audio(world: World, call: Call) -> Any:
     return message_json(world, message)
 
 
-def _thumbnail_upload(call: Call) -> str | None:
-    """The sha256 of the uploaded thumbnail: only ever a new upload (attach:// or a part so named)."""
-    value = call.params.raw.get("thumbnail")
-    name = value.removeprefix("attach://") if isinstance(value, str) else "thumbnail"
-    upload = call.uploads.get(name)
-    if upload is None:
-        return None
-    call.files["thumbnail"] = upload.sha256
-    return upload.sha256
+def _thumbnail_sha256(call: Call) -> str | None:
+    thumbnail = thumbnail_of(call)
+    return thumbnail.sha256 if thumbnail is not None else None
 
 
 METHODS: dict[str, Method] = {"sendAudio": send_audio}

@@ -13,6 +13,7 @@ from testkit.telegram.methods.addressing import chat_for, edit_target, reply_tar
 from testkit.telegram.methods.file_input import VIDEO, Wanted, resolve_file
 from testkit.telegram.methods.formatting import apply_send_options, caption
 from testkit.telegram.methods.keyboards import markup
+from testkit.telegram.methods.thumbnails import thumbnail_of
 from testkit.telegram.params import Params
 from testkit.telegram.records import MediaEdit, VideoRecord
 from testkit.telegram.rendering import message_json
@@ -53,6 +54,7 @@ async def send_video(world: World, call: Call) -> Any:
             silent=message.silent,
             reply_markup=keyboard,
             at=time.monotonic(),
+            thumbnail=thumbnail_of(call),
         )
     )
     return message_json(world, message)
