@@ -90,6 +90,7 @@ class World:
         text: str | None = None,
         verbose: bool = False,
         chat_type: str | None = None,
+        audio: bool | None = None,
         posted_at: float | None = None,
     ) -> int:
         """A user posts `url` (as a Telegram `url` entity); returns the user's message id.
@@ -111,6 +112,7 @@ class World:
                 body,
                 entities,
                 verbose,
+                audio=audio,
                 posted_at=self.clock.now() if posted_at is None else posted_at,
             )
         )

@@ -64,7 +64,7 @@ async def test_healthz_is_200_only_while_updates_come_in_and_every_worker_lives(
         assert before.status == 503
         assert "not receiving updates" in await before.text()
         polling: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        observed.receiving.polling(polling)
+        observed.liveness.polling(polling)
         healthy = await client.get("/healthz")
         assert (healthy.status, await healthy.text()) == (200, "ok\n")
         await world.engine.stop(grace_seconds=0)  # the workers are gone

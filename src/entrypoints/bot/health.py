@@ -1,9 +1,10 @@
 """Is this process doing its work? What `/healthz` answers, and Docker's HEALTHCHECK reads.
 
 Healthy means: updates come in (the polling loop runs, or the webhook server listens) and every
-worker task the engine should have is alive. A bot that lost either one looks fine from outside
-— the process is up, the port answers — while links pile up unanswered: exactly what a health
-check is for.
+worker task the engine should have is alive — each as far as this process's role asks for it (an
+ingest runs no jobs, a worker receives no updates). A bot that lost either one looks fine from
+outside — the process is up, the port answers — while links pile up unanswered: exactly what a
+health check is for.
 """
 
 from __future__ import annotations
@@ -12,12 +13,17 @@ import asyncio
 from typing import Protocol
 
 
-class Receiving:
-    """Whether updates come in right now."""
+class Liveness:
+    """What this process must be doing, and whether updates come in right now."""
 
     def __init__(self) -> None:
+        self.receives_updates = True
+        self.runs_jobs = True
         self._polling: asyncio.Future[None] | None = None
         self._webhook = False
+
+    def expect(self, *, updates: bool, jobs: bool) -> None:
+        self.receives_updates, self.runs_jobs = updates, jobs
 
     def polling(self, task: asyncio.Future[None]) -> None:
         self._polling = task
@@ -29,7 +35,7 @@ class Receiving:
         self._polling, self._webhook = None, False
 
     @property
-    def alive(self) -> bool:
+    def receiving(self) -> bool:
         return self._webhook or (self._polling is not None and not self._polling.done())
 
 
@@ -43,10 +49,10 @@ class Workers(Protocol):
         ...
 
 
-def health_problem(receiving: Receiving, workers: Workers) -> str | None:
+def health_problem(liveness: Liveness, workers: Workers) -> str | None:
     """Why this process is unhealthy, in a few words; None when it is healthy."""
-    if not receiving.alive:
+    if liveness.receives_updates and not liveness.receiving:
         return "not receiving updates (polling or the webhook server is not running)"
-    if workers.live_workers < workers.worker_count:
+    if liveness.runs_jobs and workers.live_workers < workers.worker_count:
         return f"{workers.live_workers} of {workers.worker_count} workers alive"
     return None

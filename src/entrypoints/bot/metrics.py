@@ -14,7 +14,7 @@ from aiohttp import web
 from adapters.prometheus.metrics import CONTENT_TYPE, ProcessState, PrometheusMetrics
 from core.jobs.breaker import CircuitBreakers
 from core.status import StatusQuery
-from entrypoints.bot.health import Receiving, Workers, health_problem
+from entrypoints.bot.health import Liveness, Workers, health_problem
 from ports.clock import Clock
 from ports.errors import StoreError
 
@@ -31,7 +31,7 @@ class Observed:
     breakers: CircuitBreakers
     update_outcomes: Counter[str]
     clock: Clock
-    receiving: Receiving
+    liveness: Liveness
 
 
 async def _state(observed: Observed) -> ProcessState:
@@ -55,7 +55,7 @@ def metrics_app(observed: Observed) -> web.Application:
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
 
     async def healthz(request: web.Request) -> web.Response:
-        problem = health_problem(observed.receiving, observed.workers)
+        problem = health_problem(observed.liveness, observed.workers)
         if problem is None:
             try:
                 await observed.status.counts()
