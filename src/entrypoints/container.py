@@ -30,8 +30,11 @@ from adapters.sqlite.store import SqliteStore
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
 from adapters.ytdlp.downloader import YtDlpDownloader
+from adapters.ytdlp.heights import YtDlpFormatChoice
 from adapters.ytdlp.locator import YtDlpLocator
 from adapters.ytdlp.updater import YtDlpUpdater
+from core.chat_settings.access import RememberedAccess
+from core.chat_settings.service import ChatSettingsService
 from core.jobs.breaker import CircuitBreakers
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import JobRegistry, JobType
@@ -53,6 +56,7 @@ from core.pipeline.url_guard import UrlGuard
 from core.status import StatusQuery
 from core.trust.buttons import SignedButtons
 from core.trust.keys import InstallKeys
+from core.trust.settings_access import SettingsAccess
 from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.node import node_name, worker_id
@@ -237,6 +241,12 @@ class Container(containers.DeclarativeContainer):
         jobs=bare_engine,
         new_id=new_id,
         buttons=buttons,
+        audio=downloader,
+        formats=providers.Singleton(
+            YtDlpFormatChoice,
+            max_filesize_bytes=settings.provided.upload_limit_bytes,
+            max_download_bytes=settings.provided.download_cap_bytes,
+        ),
         thumbnails=providers.Singleton(Thumbnails, transcoder, blob_files),
     )
     download = providers.Singleton(
@@ -289,6 +299,7 @@ class Container(containers.DeclarativeContainer):
         guard,
         store,
         clock,
+        store,
         max_queued_per_user=settings.provided.max_queued_per_user,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
@@ -300,12 +311,22 @@ class Container(containers.DeclarativeContainer):
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)
+    chat_settings = providers.Singleton(
+        ChatSettingsService,
+        store,
+        messenger,
+        buttons,
+        providers.Singleton(RememberedAccess, providers.Singleton(SettingsAccess, messenger), clock),
+        clock,
+        default_ask_seconds=settings.provided.confirm_longer_than_seconds,
+    )
     dispatcher = providers.Singleton(
         build_dispatcher,
         intake=intake,
         confirmations=confirmations,
         inline=inline_requests,
         status=status,
+        chat_settings=chat_settings,
         queue_cap=settings.provided.max_queued_per_user,
         admin_user_ids=settings.provided.admin_user_ids,
     )

@@ -1,4 +1,5 @@
-"""A hand-written Downloader for unit tests: scripted scrapes and downloads that write real files."""
+"""A hand-written Downloader for unit tests: scripted scrapes and downloads (videos and sounds)
+that write real files."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from returns.result import Failure, Result, Success
 
+from ports.audio import AudioDownloader
 from ports.media import Downloader, OutputSink, Progress, ProgressSink, ToolFailure, VideoInfo
 
 
@@ -39,13 +41,14 @@ def http_error(code: int, what: str = "webpage") -> ToolFailure:
 UNSUPPORTED = ToolFailure("ERROR: Unsupported URL: https://example.com/page\n", exit_code=1)
 
 
-class ScriptedDownloader(Downloader):
+class ScriptedDownloader(Downloader, AudioDownloader):
     def __init__(self) -> None:
         self.entries: dict[str, list[VideoInfo]] = {}
         self.scrape_failures: defaultdict[str, deque[ToolFailure]] = defaultdict(deque)
         self.download_failures: defaultdict[str, deque[ToolFailure]] = defaultdict(deque)
         self.scrapes: list[str] = []
         self.downloads: list[str] = []
+        self.audio_downloads: list[str] = []
         self.content: dict[str, bytes] = {}
 
     def serve(self, url: str, *entries: VideoInfo) -> None:
@@ -80,6 +83,23 @@ class ScriptedDownloader(Downloader):
             on_progress(Progress(50.0, 1e6, 1.0))
         target = staging / f"{info.id}.{info.ext}"
         target.write_bytes(self.content.get(info.id, f"video bytes of {info.id}".encode()))
+        return Success(target)
+
+    async def download_audio(
+        self,
+        info: VideoInfo,
+        staging: Path,
+        *,
+        timeout: float,
+        verbose: bool = False,
+        on_progress: ProgressSink | None = None,
+        on_output: OutputSink | None = None,
+    ) -> Result[Path, ToolFailure]:
+        self.audio_downloads.append(info.id)
+        if self.download_failures[info.id]:
+            return Failure(self.download_failures[info.id].popleft())
+        target = staging / f"{info.id}.m4a"
+        target.write_bytes(f"sound bytes of {info.id}".encode())
         return Success(target)
 
     async def version(self) -> str | None:

@@ -18,6 +18,7 @@ from core.pipeline.services import JobSubmitter
 from core.pipeline.url_guard import UrlGuard
 from core.urls import Entity, extract_urls, site_key
 from ports.caches import HandledUrls
+from ports.chat_settings import ChatSettings, ChatSettingsStore
 from ports.clock import Clock
 from ports.jobs import HandledUrlGuard
 from ports.quota import UserQuota
@@ -36,6 +37,8 @@ class IncomingMessage:
     verbose: bool = False
     edited: bool = False
     """An edit of a message sent earlier: it may re-run only a message the bot read."""
+    audio: bool | None = None
+    """True: the sound only (/audio); False: the video (/video); None: as the chat chose."""
 
 
 @dataclass
@@ -54,6 +57,7 @@ class LinkIntake:
         guard: UrlGuard,
         seen: HandledUrls,
         clock: Clock,
+        choices: ChatSettingsStore,
         *,
         max_queued_per_user: int,
         allowed_chat_ids: Collection[int] = (),
@@ -63,6 +67,7 @@ class LinkIntake:
         self._guard = guard
         self._seen = seen
         self._clock = clock
+        self._choices = choices
         self._cap = max_queued_per_user
         self._allowed = frozenset(allowed_chat_ids)
 
@@ -77,6 +82,7 @@ class LinkIntake:
         if not urls:
             return report
         queued = await self._queue.waiting_for_owner(message.user_id)
+        chosen = await self._choices.chat_settings(message.chat_id) or ChatSettings()
         for url in urls:
             verdict = await self._guard.check(url)
             if isinstance(verdict, Failure):
@@ -85,7 +91,7 @@ class LinkIntake:
             if queued >= self._cap:
                 report.queue_full = True
                 break
-            if await self._enqueue(message, url) is None:
+            if await self._enqueue(message, url, chosen) is None:
                 report.already_handled.append(url)
                 continue
             report.accepted.append(url)
@@ -104,7 +110,8 @@ class LinkIntake:
         log.info("ignored an edit of a message the bot never read", extra={"chat_id": message.chat_id})
         return False
 
-    async def _enqueue(self, message: IncomingMessage, url: str) -> int | None:
+    async def _enqueue(self, message: IncomingMessage, url: str, chosen: ChatSettings) -> int | None:
+        """The chat's choices travel with the job: it is handled as the chat wanted it when it came."""
         request = DownloadRequest(
             url=url,
             chat_id=message.chat_id,
@@ -112,6 +119,10 @@ class LinkIntake:
             message_id=message.message_id,
             user_id=message.user_id,
             verbose=message.verbose,
+            audio=chosen.audio_only if message.audio is None else message.audio,
+            max_height=chosen.max_height,
+            ask_long=chosen.ask_long_videos,
+            ask_longer_than=chosen.ask_longer_than_seconds,
         )
         return await self._jobs.submit(
             DOWNLOAD_VIDEO,
