@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.jobs.health import EngineHealth
 from core.pipeline.periodic import UpdateStatus
 from ports.clock import Clock
 from ports.failed_jobs import FailedJobs
@@ -25,8 +24,6 @@ class WorkerGauge(Protocol):
 
     @property
     def stats(self) -> Mapping[str, int]: ...
-
-    def health(self) -> EngineHealth: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,10 +57,6 @@ class StatusQuery:
 
     async def counts(self) -> QueueCounts:
         return await self._queue.counts()
-
-    def health(self) -> EngineHealth:
-        """Workers alive and the store taking writes: what /healthz answers."""
-        return self._workers.health()
 
     async def read(self) -> BotStatus:
         counts = await self._queue.counts()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from aiogram import Bot
 from dependency_injector import containers, providers
+from prometheus_client import CollectorRegistry
 from pydantic import SecretStr
 
 from adapters.clock import SystemClock
@@ -26,6 +27,7 @@ from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.net.resolver import SystemResolver
+from adapters.prometheus.metrics import PrometheusMetrics
 from adapters.sqlite.store import SqliteStore
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
@@ -60,11 +62,14 @@ from core.trust.keys import InstallKeys
 from core.trust.settings_access import SettingsAccess
 from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
+from entrypoints.bot.health import Liveness
+from entrypoints.bot.metrics import Observed
 from entrypoints.node import node_name, worker_id
 from entrypoints.settings import Settings
 from ports.clock import Clock
 from ports.net import HostResolver
 from ports.store import Store
+from ports.telemetry import ApiEvents
 
 
 async def _memory_store() -> AsyncIterator[Store]:
@@ -101,10 +106,12 @@ async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncItera
         await proxy.aclose()
 
 
-async def _bot(token: SecretStr | None, api_url: str, local_mode: bool, clock: Clock) -> AsyncIterator[Bot]:
+async def _bot(
+    token: SecretStr | None, api_url: str, local_mode: bool, clock: Clock, events: ApiEvents
+) -> AsyncIterator[Bot]:
     if token is None:
         raise RuntimeError("the bot was asked for without VIDRELAY_BOT_TOKEN; `vidrelay run` checks it first")
-    bot = make_bot(token.get_secret_value(), api_url, local_mode, clock=clock)
+    bot = make_bot(token.get_secret_value(), api_url, local_mode, clock=clock, events=events)
     try:
         yield bot
     finally:
@@ -180,12 +187,15 @@ class Container(containers.DeclarativeContainer):
     updater = providers.Selector(
         settings.provided.ytdlp_updates, on=ytdlp_updater, off=providers.Object(None)
     )
+    # One registry per container (so per process, and per test): never prometheus' global default.
+    metrics = providers.Singleton(PrometheusMetrics, providers.Singleton(CollectorRegistry))
     bot = providers.Resource(
         _bot,
         settings.provided.bot_token,
         settings.provided.telegram_api_url,
         settings.provided.telegram_local_mode,
         clock,
+        metrics,
     )
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     new_id = providers.Object(_short_id)
@@ -212,6 +222,7 @@ class Container(containers.DeclarativeContainer):
         random,
         providers.Singleton(worker_id),
         providers.Singleton(CircuitBreakers),
+        metrics,
     )
 
     # The signing secret lives in the store: every process sharing it signs alike.
@@ -252,6 +263,7 @@ class Container(containers.DeclarativeContainer):
             max_download_bytes=settings.provided.download_cap_bytes,
         ),
         thumbnails=providers.Singleton(Thumbnails, transcoder, blob_files),
+        deliveries=metrics,
     )
     download = providers.Singleton(
         DownloadVideo,
@@ -324,6 +336,17 @@ class Container(containers.DeclarativeContainer):
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)
+    liveness = providers.Singleton(Liveness)
+    observed = providers.Singleton(
+        Observed,
+        status,
+        metrics,
+        engine,
+        engine.provided.breakers,
+        update_status.provided.outcomes,
+        clock,
+        liveness,
+    )
     chat_settings = providers.Singleton(
         ChatSettingsService,
         store,

@@ -116,7 +116,7 @@ async def test_every_job_enqueued_before_during_and_after_a_store_outage_complet
     assert queue.failed  # the outage did hit the engine
     assert await store.list_failed() == []
     assert min(live) == 3
-    assert engine.health().ok
+    assert engine.health().problem(runs_jobs=True) is None
     assert escaped == []
 
 
@@ -133,11 +133,11 @@ async def test_a_store_that_refuses_writes_is_unhealthy_until_one_lands(
 
     await clock.advance(CONFIG.heartbeat_seconds + 1)
     assert engine.health().store_refuses_writes
-    assert not engine.health().ok
+    assert engine.health().problem(runs_jobs=True) == "the store refuses writes"
 
     refusing = False
     await clock.advance(CONFIG.heartbeat_seconds + 1)
-    assert engine.health().ok
+    assert engine.health().problem(runs_jobs=True) is None
 
 
 # Fenced leases --------------------------------------------------------------------------------------

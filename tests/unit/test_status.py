@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections import Counter
 
 from adapters.memory.store import MemoryStore
-from core.jobs.health import EngineHealth
 from core.pipeline.periodic import UpdateStatus
 from core.status import VERSION_TTL_SECONDS, StatusQuery
 from ports.jobs import NewJob
@@ -28,9 +27,6 @@ class Workers:
     def __init__(self) -> None:
         self.in_flight = 2
         self.stats = Counter({"completed": 5, "dead_lettered": 1})
-
-    def health(self) -> EngineHealth:
-        return EngineHealth(3, 3, 0.0, store_refuses_writes=False, grace_seconds=30.0)
 
 
 async def test_the_status_reads_the_queue_and_the_workers(clock: VirtualClock) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections import Counter
 from functools import partial
 
@@ -34,6 +35,7 @@ from ports.clock import Clock
 from ports.jobs import Guard, NewJob
 from ports.json import Payload
 from ports.queue import JobQueue
+from ports.telemetry import JobEvents
 
 log = logging.getLogger("vidrelay.engine")
 
@@ -50,10 +52,13 @@ class Engine:
         random: Random,
         worker_id: str,
         breakers: CircuitBreakers | None = None,
+        events: JobEvents | None = None,
     ) -> None:
         self._p = EngineParts(
             store, clock, registry, config, random, worker_id, breakers or CircuitBreakers()
         )
+        if events is not None:
+            self._p.events = events
         self._deadlines = Deadlines(self._p)
         self._settler = Settler(self._p, self._deadlines)
         self._producer = Producer(self._p)
@@ -74,12 +79,22 @@ class Engine:
     def in_flight(self) -> int:
         return len(self._p.in_flight)
 
+    @property
+    def worker_count(self) -> int:
+        """Worker tasks the engine has while it runs."""
+        return self._p.config.concurrency
+
+    @property
+    def live_workers(self) -> int:
+        return self._supervisor.live_workers
+
     def health(self) -> EngineHealth:
         p = self._p
+        running = bool(self._workers) and not p.stopping.is_set()
         return EngineHealth(
             live_workers=self._supervisor.live_workers,
             wanted_workers=p.config.concurrency,
-            short_for_seconds=self._supervisor.short_for(p.clock.now()),
+            short_for_seconds=self._supervisor.short_for(p.clock.now()) if running else math.inf,
             store_refuses_writes=p.store_health.refusing_writes,
             grace_seconds=p.config.health_grace_seconds,
         )
@@ -145,7 +160,7 @@ class Engine:
         p = self._p
         gave_up = 0
         for job in await p.queue.claim_exhausted(p.worker_id, p.clock.now(), p.config.lease_seconds):
-            p.in_flight.hold(job)
+            p.in_flight.hold(job, p.clock.now())
             job_type = p.registry.get(job.name)
             periodic = bool(job_type and job_type.interval_seconds)
             _, effect = step(

@@ -20,6 +20,8 @@ class LostLease(Exception):
 @dataclass
 class HeldJob:
     job: Job
+    claimed_at: float | None = None
+    """When the claim of this attempt returned (the metrics time claim-to-done from it)."""
     running: asyncio.Future[Any] | None = None
     """The handler or hook the attempt is waiting for right now."""
     lost: bool = False
@@ -33,11 +35,15 @@ class InFlight:
     def __len__(self) -> int:
         return len(self._held)
 
-    def hold(self, job: Job) -> None:
-        self._held[job.id] = HeldJob(job)
+    def hold(self, job: Job, claimed_at: float) -> None:
+        self._held[job.id] = HeldJob(job, claimed_at)
 
     def held(self, job: Job) -> HeldJob:
         return self._held[job.id]
+
+    def claimed_at(self, job: Job) -> float | None:
+        held = self._held.get(job.id)
+        return held.claimed_at if held is not None and held.job.token == job.token else None
 
     def drop(self, job: Job) -> None:
         held = self._held.get(job.id)

@@ -14,8 +14,10 @@ from core.jobs.in_flight import InFlight
 from core.jobs.registry import JobRegistry
 from core.jobs.signals import Signal
 from core.lifecycle import Random
+from core.telemetry import Unobserved
 from ports.clock import Clock
 from ports.queue import JobQueue
+from ports.telemetry import JobEvents
 
 
 @dataclass
@@ -28,6 +30,8 @@ class EngineParts:
     worker_id: str
     """One per process: every worker task of this engine claims under it."""
     breakers: CircuitBreakers
+    events: JobEvents = field(default_factory=Unobserved)
+    """Told of every job enqueued, completed, retried or buried (the metrics count them)."""
     in_flight: InFlight = field(default_factory=InFlight)
     wake: Signal = field(default_factory=Signal)
     """Work may be claimable: an enqueue, a closed breaker."""

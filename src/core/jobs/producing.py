@@ -25,6 +25,7 @@ class Producer:
             raise
         p.store_health.wrote()
         if job_id is not None:
+            p.events.job_enqueued(job.name)
             p.wake.fire()
         return job_id
 

@@ -53,12 +53,16 @@ class Settler:
     async def _complete(self, job: Job, *, counted: bool) -> None:
         if await self._persist(job, "completion", lambda: self._p.queue.complete(job.lease)) and counted:
             self._p.stats["completed"] += 1
+            claimed_at = self._p.in_flight.claimed_at(job)
+            took = self._p.clock.now() - claimed_at if claimed_at is not None else 0.0
+            self._p.events.job_completed(job.name, took)
             log.info("job done", extra=log_fields(job))
 
     async def _retry(self, job: Job, at: float, failure: JobFailure | None) -> None:
         error = error_text(failure) if failure else "retry"
         if await self._persist(job, "retry", lambda: self._p.queue.retry_later(job.lease, at, error)):
             self._p.stats["retried"] += 1
+            self._p.events.job_retried(job.name)
             reason = failure.reason if failure else ""
             log.warning(
                 "job failed, retry in %.1fs: %s",
@@ -78,6 +82,7 @@ class Settler:
         ):
             return
         self._p.stats["dead_lettered"] += 1
+        self._p.events.job_dead(job.name)
         log.error("job dead-lettered: %s", reason, extra=log_fields(job))
         if job_type and job_type.on_dead:
             held = HeldJob(job)  # the row is gone: this report no longer runs under its lease

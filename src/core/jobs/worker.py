@@ -98,7 +98,7 @@ class Worker:
             raise
         p.store_health.wrote()
         if job is not None:
-            p.in_flight.hold(job)
+            p.in_flight.hold(job, now)
         return job
 
     async def _idle(self, woken: asyncio.Event, finished: asyncio.Event) -> None:

@@ -41,6 +41,8 @@ class IncomingMessage:
     """An edit of a message sent earlier: it may re-run only a message the bot read."""
     audio: bool | None = None
     """True: the sound only (/audio); False: the video (/video); None: as the chat chose."""
+    posted_at: float | None = None
+    """Telegram's date of the message (of the edit, for an edit)."""
 
 
 @dataclass
@@ -175,6 +177,7 @@ def _request(message: IncomingMessage, url: str) -> DownloadRequest:
         message_id=message.message_id,
         user_id=message.user_id,
         verbose=message.verbose,
+        posted_at=message.posted_at,
     )
 
 
