@@ -23,6 +23,7 @@ from core.lifecycle import RetryPolicy
 from ports.errors import StoreError
 from ports.jobs import HandledUrlGuard, NewJob
 from ports.queue import JobQueue
+from ports.telemetry import JobEvents
 from tests.support.clock import VirtualClock, settle
 from tests.support.faulty_queue import FaultyQueue
 
@@ -30,11 +31,36 @@ CONFIG = EngineConfig(concurrency=3, retry=RetryPolicy(base_seconds=1.0, jitter=
 
 
 def engine_over(
-    queue: JobQueue, clock: VirtualClock, *types: JobType, worker: str = "w", **config: Any
+    queue: JobQueue,
+    clock: VirtualClock,
+    *types: JobType,
+    worker: str = "w",
+    events: JobEvents | None = None,
+    **config: Any,
 ) -> Engine:
     options = {"concurrency": 3, "retry": RetryPolicy(base_seconds=1.0, jitter=0.0), "sole_instance": False}
     options.update(config)
-    return Engine(queue, clock, JobRegistry(types), EngineConfig(**options), lambda: 0.5, worker)
+    registry = JobRegistry(types)
+    return Engine(queue, clock, registry, EngineConfig(**options), lambda: 0.5, worker, events=events)
+
+
+class CountedEvents(JobEvents):
+    """What the metrics would count."""
+
+    def __init__(self) -> None:
+        self.seen: Counter[str] = Counter()
+
+    def job_enqueued(self, name: str) -> None:
+        self.seen["enqueued"] += 1
+
+    def job_completed(self, name: str, claim_to_done_seconds: float) -> None:
+        self.seen["completed"] += 1
+
+    def job_retried(self, name: str) -> None:
+        self.seen["retried"] += 1
+
+    def job_dead(self, name: str) -> None:
+        self.seen["dead"] += 1
 
 
 @pytest.fixture
@@ -164,8 +190,11 @@ async def test_a_stale_worker_whose_lease_expired_during_a_hook_changes_nothing(
         await hook_may_end.wait()  # e.g. an edit held back by Telegram's flood control
 
     job_type = JobType("deliver", deliver, on_retry=slow_report)
-    a = engine_over(to_a, clock, job_type, worker="a", concurrency=1, hook_timeout_seconds=10_000)
-    b = engine_over(store, clock, job_type, worker="b", concurrency=1)
+    seen_by_a, seen_by_b = CountedEvents(), CountedEvents()
+    a = engine_over(
+        to_a, clock, job_type, worker="a", events=seen_by_a, concurrency=1, hook_timeout_seconds=10_000
+    )
+    b = engine_over(store, clock, job_type, worker="b", events=seen_by_b, concurrency=1)
     stopped_at_the_end.extend([a, b])
     job_id = await a.submit("deliver", {"chat_id": 7})
     await a.start()
@@ -180,6 +209,8 @@ async def test_a_stale_worker_whose_lease_expired_during_a_hook_changes_nothing(
 
     assert delivered == [("b", 2)]  # a's stale retry_later did not bring the row back
     assert "job lost its lease: its retry changed nothing" in caplog.text
+    # The metrics count what landed: a's retry did not, b's completion did.
+    assert (seen_by_a.seen, seen_by_b.seen) == (Counter(enqueued=1), Counter(completed=1))
     assert await store.list_jobs() == []
     assert await store.list_failed() == []
     assert job_id is not None

@@ -62,10 +62,11 @@ def test_a_worker_restarting_after_a_crash_is_unhealthy_only_once_its_grace_is_o
 
 
 def test_a_store_that_refuses_writes_is_unhealthy_for_every_role() -> None:
+    refusing = "the store refuses writes"
     ingest = Liveness()
     ingest.expect(updates=True, jobs=False)
     ingest.webhook(listening=True)
-    assert health_problem(ingest, Pool(live_workers=0, store_refuses_writes=True)) == "the store refuses writes"
+    assert health_problem(ingest, Pool(live_workers=0, store_refuses_writes=True)) == refusing
     worker = Liveness()
     worker.expect(updates=False, jobs=True)
-    assert health_problem(worker, Pool(store_refuses_writes=True)) == "the store refuses writes"
+    assert health_problem(worker, Pool(store_refuses_writes=True)) == refusing
