@@ -76,8 +76,10 @@ async def test_stats_put_every_row_in_one_state_by_job_name(store: Store) -> Non
     overdue, running, backing_off, failed, failed_update = [
         await enqueued(store, new_job(name)) for name in ["download_video"] * 4 + ["update_ytdlp"]
     ]
-    assert (await store.claim(OTHER, NOW, 30.0)).id == overdue  # type: ignore[union-attr]
-    assert (await store.claim(ME, NOW + 20, 200.0)).id == running  # type: ignore[union-attr]
+    for worker, at, lease_seconds, expected in ((OTHER, NOW, 30.0, overdue), (ME, NOW + 20, 200.0, running)):
+        held = await store.claim(worker, at, lease_seconds)
+        assert held is not None
+        assert held.id == expected
     job = await claimed(store, NOW + 20)
     assert job.id == backing_off
     await store.retry_later(job.lease, NOW + 500, "HTTP Error 503")
