@@ -38,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
         "backup", help="a consistent copy of the SQLite store, safe while the bot runs"
     )
     backup.add_argument("path", help="the copy's file (replaced once the new copy is verified), or a folder")
+    restore = commands.add_parser(
+        "restore", help="put a backup in place of the SQLite store (the bot stopped; the old store is kept)"
+    )
+    restore.add_argument("path", help="a file `vidrelay backup` wrote")
     jobs = commands.add_parser("jobs", help="inspect and repair the job queue")
     job_commands = jobs.add_subparsers(dest="jobs_command", metavar="ACTION", required=True)
     listing = job_commands.add_parser("list", help="queued jobs (or --failed ones)")

@@ -7,6 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
+from adapters.filesystem.folder_lock import FolderInUse, holding_folder
 from entrypoints.preflight import missing_tools
 from entrypoints.settings import Settings
 
@@ -22,13 +23,27 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from entrypoints.backups import run_backup
 
         return run_backup(settings, Path(args.path))
+    if args.command == "restore":
+        from entrypoints.backups import run_restore
+
+        return run_restore(settings, Path(args.path))
     if args.command in ("run", "demo") and (missing := missing_tools()) is not None:
         print(f"vidrelay: {missing}", file=sys.stderr)
         return 2
     if args.command == "run":
         from entrypoints.bot.main import run_bot
 
-        return run_bot(settings, webhook=args.webhook, role=args.role)
+        if not settings.single_process_store:
+            return run_bot(settings, webhook=args.webhook, role=args.role)
+        # The store, the blob folder and the boot's recovery of every other holder's leases
+        # assume this process is the only one on the data folder: a second one would run the
+        # first one's jobs again.
+        try:
+            with holding_folder(settings.data_dir, "vidrelay run"):
+                return run_bot(settings, webhook=args.webhook, role=args.role)
+        except FolderInUse as error:
+            print(f"vidrelay: {error}: one `vidrelay run` per data folder", file=sys.stderr)
+            return 2
     if args.command == "demo":
         from entrypoints.demo.main import run_demo
 

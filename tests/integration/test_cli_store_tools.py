@@ -223,3 +223,27 @@ async def test_a_data_folder_without_a_store_is_said_and_left_alone(tmp_path: Pa
         " is VIDRELAY_DATA_DIR the bot's data folder?"
     ]
     assert not (tmp_path / "typo").exists()
+
+
+async def test_restore_of_a_file_that_is_no_backup_changes_nothing(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not a backup" * 50)
+
+    ran = await vidrelay("restore", str(junk), env=cli_env(data_dir=str(tmp_path / "data")))
+
+    assert ran.code == 1
+    assert ran.stderr.splitlines() == [
+        f"vidrelay: restore of {junk} failed: {junk} is not a readable SQLite store: file is not a database"
+    ]
+    assert not list((tmp_path / "data").glob("vidrelay.db*"))
+
+
+async def test_backup_and_restore_on_postgres_point_to_its_own_tools(tmp_path: Path) -> None:
+    env = cli_env(data_dir=str(tmp_path), store="postgres", database_url="postgresql://v:pw@127.0.0.1/v")
+    for command, tool in (("backup", "pg_dump"), ("restore", "pg_restore")):
+        ran = await vidrelay(command, str(tmp_path / "x.db"), env=env)
+        assert ran.code == 2
+        [line] = ran.stderr.splitlines()
+        assert line.endswith(
+            f"VIDRELAY_STORE is postgres (for PostgreSQL use {tool}: see the README's Backups)"
+        )
