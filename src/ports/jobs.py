@@ -104,7 +104,7 @@ class JobNameStats:
     queued: int = 0
     """Due and free: waiting for a worker."""
     scheduled: int = 0
-    """Due later and never tried (a periodic job's next run, a deferred job)."""
+    """Due later with no failed attempt behind it (enqueued for later, handed back at a shutdown)."""
     backing_off: int = 0
     """Due later after a failed attempt."""
     running: int = 0
