@@ -13,7 +13,6 @@ import secrets
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from aiogram import Bot
 from dependency_injector import containers, providers
@@ -24,11 +23,9 @@ from adapters.clock import SystemClock
 from adapters.ffmpeg.prober import FfprobeProber
 from adapters.ffmpeg.transcoder import FfmpegTranscoder
 from adapters.filesystem.blob_files import LocalBlobFiles
-from adapters.memory.store import MemoryStore
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.net.resolver import SystemResolver
 from adapters.prometheus.metrics import PrometheusMetrics
-from adapters.sqlite.store import SqliteStore
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
 from adapters.ytdlp.downloader import YtDlpDownloader
@@ -64,38 +61,13 @@ from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.bot.health import Liveness
 from entrypoints.bot.metrics import Observed
-from entrypoints.node import node_name, worker_id
+from entrypoints.node import worker_id
 from entrypoints.settings import Settings
+from entrypoints.stores import memory_store, postgres_store, sqlite_store
 from ports.clock import Clock
 from ports.net import HostResolver
 from ports.store import Store
 from ports.telemetry import ApiEvents
-
-
-async def _memory_store() -> AsyncIterator[Store]:
-    store = MemoryStore()
-    yield store
-    await store.close()
-
-
-async def _sqlite_store(path: Path, synchronous: str) -> AsyncIterator[Store]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    store = await SqliteStore.open(path, synchronous=synchronous)
-    try:
-        yield store
-    finally:
-        await store.close()
-
-
-async def _postgres_store(dsn: str, data_dir: Path, pool_size: int, clock: Clock) -> AsyncIterator[Store]:
-    # asyncpg comes with the `postgres` extra: only a deployment that chose it needs it.
-    from adapters.postgres import PostgresStore  # noqa: PLC0415
-
-    store = await PostgresStore.open(dsn, node=node_name(data_dir), pool_size=pool_size, clock=clock)
-    try:
-        yield store
-    finally:
-        await store.close()
 
 
 async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncIterator[ForwardProxy]:
@@ -138,14 +110,14 @@ class Container(containers.DeclarativeContainer):
     random = providers.Object(random.random)
     store = providers.Selector(
         settings.provided.store,
-        memory=providers.Resource(_memory_store),
+        memory=providers.Resource(memory_store),
         sqlite=providers.Resource(
-            _sqlite_store,
+            sqlite_store,
             path=settings.provided.sqlite_path,
             synchronous=settings.provided.sqlite_synchronous,
         ),
         postgres=providers.Resource(
-            _postgres_store,
+            postgres_store,
             settings.provided.database_dsn,
             settings.provided.data_dir,
             settings.provided.database_pool_size,

@@ -1,5 +1,6 @@
-"""The bot as a real process when its SQLite file is locked, taken, or not a database at all:
-an accepted link is never silently lost, and a start that cannot be safe says why in one line."""
+"""The bot as a real process when its SQLite file is locked or not a database at all: an
+accepted link is never silently lost, and a start that cannot be safe says why in one line.
+(A second bot on a data folder in use: tests/e2e/test_backup.py.)"""
 
 from __future__ import annotations
 
@@ -147,25 +148,6 @@ async def test_links_held_past_the_intake_budget_are_asked_for_again_and_never_d
         await stack.video_reply(user.id, message_id, timeout=WAIT_SECONDS)
     for user, _ in posted:
         assert len(stack.api.videos(user.id)) == 1
-
-
-async def test_a_second_bot_on_the_same_data_folder_exits_2_and_the_first_keeps_delivering(
-    tmp_path: Path,
-) -> None:
-    async for stack in _stack(tmp_path):
-        second = BotProcess(
-            bot_environment(stack.api, stack.root / "data", sites=[stack.site]), tmp_path / "second.log"
-        )
-        await second.spawn()
-        assert await second.wait(timeout=60) == 2
-        assert second.log().splitlines() == [
-            f"another vidrelay is running on {stack.root / 'data'} (pid {stack.bot.pid})"
-        ]
-
-        user = new_user()
-        message_id = stack.api.send_text(Chat.private(user), user, stack.site.url("/clips/short.mp4"))
-        video = await stack.video_reply(user.id, message_id)
-        assert video.sha256 == sha256_of(stack.site.clip("short"))
 
 
 async def test_a_store_file_of_random_bytes_refuses_the_start_with_one_line_and_is_left_intact(

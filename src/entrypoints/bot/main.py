@@ -5,13 +5,13 @@ deployment may split them: one `ingest` process turns updates into jobs (Telegra
 updates to one poller only, so a second ingest is refused), any number of `worker` processes
 run the jobs and never poll Telegram.
 
-Start order: the data folder's instance lock (one `vidrelay run` per folder; a second exits 2)
-→ store (a file that is not ours, or a database that cannot be reached, exits 2) → Telegram's
-getMe (asked again with a capped backoff while Telegram does not answer; a refused token exits 2)
-→ engine (crash attribution of a dead previous process's jobs, dead-lettering of jobs that killed
-earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop polling → stop claiming, let
-in-flight jobs and links still waiting for the store finish for the grace period → close. A
-polling loop that dies is fatal: logged, exit 1.
+Start order (on a one-process store, `vidrelay run` holds the data folder's lock before this:
+see entrypoints/commands.py) → store (a file that is not ours, or a database that cannot be
+reached, exits 2) → Telegram's getMe (asked again with a capped backoff while Telegram does not
+answer; a refused token exits 2) → engine (crash attribution of a dead previous process's jobs,
+dead-lettering of jobs that killed earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop
+polling → stop claiming, let in-flight jobs and links still waiting for the store finish for the
+grace period → close. A polling loop that dies is fatal: logged, exit 1.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_applicati
 from aiohttp import web
 from returns.result import Failure, Success
 
-from adapters.filesystem.instance_lock import InstanceLock, hold_instance_lock
 from adapters.telegram.account import TelegramAccount, token_problem
 from core.startup import reach_chat_service
 from entrypoints.bot.health import Liveness
@@ -67,30 +66,11 @@ def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") ->
             file=sys.stderr,
         )
         return EXIT_USAGE
-    lock = _one_instance(settings)
-    if isinstance(lock, int):
-        return lock
     try:
         return asyncio.run(serve(settings, webhook=webhook, role=role))
     except Exception:
         log.exception("fatal error, exiting")
         return EXIT_FATAL
-    finally:
-        lock.release()
-
-
-def _one_instance(settings: Settings) -> InstanceLock | int:
-    """The data folder's lock, or the exit code when another instance holds it: two processes on
-    one SQLite file would each take the other's leases for a dead process's, and on any store
-    the staging folder a start clears is the running one's."""
-    held = hold_instance_lock(settings.data_dir)
-    if isinstance(held, Success):
-        lock: InstanceLock = held.unwrap()
-        return lock
-    other = held.failure()
-    pid = "unknown" if other.pid is None else other.pid
-    print(f"another vidrelay is running on {settings.data_dir} (pid {pid})", file=sys.stderr)
-    return EXIT_USAGE
 
 
 async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
