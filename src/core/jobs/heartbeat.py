@@ -29,12 +29,12 @@ class Heartbeat:
         p = self._p
         leases = p.in_flight.leases()
         try:
-            lost = await p.queue.renew(p.worker_id, leases, p.clock.now(), p.config.lease_seconds)
+            lost = await p.store_write(
+                p.queue.renew(p.worker_id, leases, p.clock.now(), p.config.lease_seconds)
+            )
         except Exception:
-            p.store_health.refused(p.clock.now())
             log.warning("heartbeat: %d lease(s) not renewed this time", len(leases), exc_info=True)
             return
-        p.store_health.wrote()
         for lease in lost:
             held = p.in_flight.lose(lease)
             if held is not None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from core.jobs.backoff import Backoff
 from core.jobs.breaker import CircuitBreakers
@@ -18,6 +20,8 @@ from core.telemetry import Unobserved
 from ports.clock import Clock
 from ports.queue import JobQueue
 from ports.telemetry import JobEvents
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -44,3 +48,14 @@ class EngineParts:
 
     def backoff(self) -> Backoff:
         return Backoff(self.config.error_backoff, self.random)
+
+    async def store_write(self, write: Awaitable[T]) -> T:
+        """`write`'s answer, its outcome noted in `store_health` (/healthz reports a store that
+        refuses writes); the store's error is raised on for the caller to handle."""
+        try:
+            answer = await write
+        except Exception:
+            self.store_health.refused(self.clock.now())
+            raise
+        self.store_health.wrote()
+        return answer

@@ -18,12 +18,7 @@ class Producer:
 
     async def enqueue(self, job: NewJob, guard: Guard | None = None) -> int | None:
         p = self._p
-        try:
-            job_id = await p.queue.enqueue(job, p.clock.now(), guard)
-        except Exception:
-            p.store_health.refused(p.clock.now())
-            raise
-        p.store_health.wrote()
+        job_id = await p.store_write(p.queue.enqueue(job, p.clock.now(), guard))
         if job_id is not None:
             p.events.job_enqueued(job.name)
             p.wake.fire()

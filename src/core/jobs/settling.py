@@ -94,13 +94,11 @@ class Settler:
         while True:
             tries += 1
             try:
-                landed = await write()
+                landed = await self._p.store_write(write())
             except Exception:
-                self._p.store_health.refused(self._p.clock.now())
                 log.warning("job %s failed, trying again", what, exc_info=True, extra=log_fields(job))
                 await self._p.clock.sleep(backoff.next())
                 continue
-            self._p.store_health.wrote()
             if not landed:
                 # After a failed try this may also be that try having landed after all.
                 log.warning(

@@ -91,12 +91,9 @@ class Worker:
         now = p.clock.now()
         # A claim cancelled mid-way (a stop past its grace) may have committed unseen: its row
         # is let go by a later heartbeat (or boot), like any claim whose answer was lost.
-        try:
-            job = await p.queue.claim(p.worker_id, now, p.config.lease_seconds, p.breakers.paused_keys(now))
-        except Exception:
-            p.store_health.refused(p.clock.now())
-            raise
-        p.store_health.wrote()
+        job = await p.store_write(
+            p.queue.claim(p.worker_id, now, p.config.lease_seconds, p.breakers.paused_keys(now))
+        )
         if job is not None:
             p.in_flight.hold(job, now)
         return job
