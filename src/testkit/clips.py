@@ -11,12 +11,11 @@ import asyncio
 import contextlib
 import hashlib
 import os
-import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
-_GENERATE_TIMEOUT_SECONDS = 120.0
+from testkit.ffmpeg import run_ffmpeg
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,27 +76,14 @@ async def ensure_made(
     target = folder / file_name
     if target.is_file():
         return target
-    ffmpeg = shutil.which("ffmpeg")
-    if ffmpeg is None:
-        raise RuntimeError("ffmpeg is not on PATH; the test media are made with it")
     # Written beside the target and renamed over it, so a reader never sees half a file. The
     # partial keeps the target's extension: ffmpeg picks the output format by it.
     partial = folder / f".{os.getpid()}.part.{file_name}"
-    proc = await asyncio.create_subprocess_exec(
-        ffmpeg,
-        *ffmpeg_args(partial),
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-    )
     try:
-        _, err = await asyncio.wait_for(proc.communicate(), _GENERATE_TIMEOUT_SECONDS)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        raise
-    if proc.returncode != 0:
+        await run_ffmpeg(ffmpeg_args(partial), f"make {what}")
+    except BaseException:
         with contextlib.suppress(FileNotFoundError):
             partial.unlink()
-        raise RuntimeError(f"ffmpeg could not make {what}: {err.decode(errors='replace')}")
+        raise
     partial.replace(target)
     return target

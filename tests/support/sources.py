@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import os
 import shutil
 import subprocess
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from testkit.clips import ensure_made
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,16 +81,5 @@ def av1_source() -> Source | None:
 
 async def make_source(folder: Path, source: Source) -> Path:
     digest = hashlib.sha256(repr(source.args(Path("out"))).encode()).hexdigest()[:12]
-    target = folder / f"{source.name}-{digest}.{source.ext}"
-    if await asyncio.to_thread(target.is_file):
-        return target
     await asyncio.to_thread(folder.mkdir, parents=True, exist_ok=True)
-    partial = folder / f".{target.stem}.{os.getpid()}.part.{source.ext}"
-    proc = await asyncio.create_subprocess_exec(
-        "ffmpeg", *source.args(partial), stderr=asyncio.subprocess.PIPE
-    )
-    _, err = await asyncio.wait_for(proc.communicate(), 120)
-    if proc.returncode != 0:
-        raise RuntimeError(f"ffmpeg could not make {source.name}: {err.decode(errors='replace')}")
-    partial.replace(target)
-    return target
+    return await ensure_made(folder, f"{source.name}-{digest}.{source.ext}", source.args, source.name)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from testkit.ffmpeg import run_ffmpeg
 from testkit.video_site import Body, VideoServer
 
 CONTENT_TYPES = {
@@ -90,11 +91,11 @@ async def _made(folder: Path, kind: str, args_for: Callable[[Path], list[str]]) 
         return target
     work = folder / f".{kind}-{digest}.{os.getpid()}"
     await asyncio.to_thread(work.mkdir, parents=True, exist_ok=True)
-    proc = await asyncio.create_subprocess_exec("ffmpeg", *args_for(work), stderr=asyncio.subprocess.PIPE)
-    _, err = await asyncio.wait_for(proc.communicate(), 120)
-    if proc.returncode != 0:
+    try:
+        await run_ffmpeg(args_for(work), f"make the {kind} stream")
+    except BaseException:
         await asyncio.to_thread(shutil.rmtree, work, True)
-        raise RuntimeError(f"ffmpeg could not make the {kind} stream: {err.decode(errors='replace')}")
+        raise
     try:
         await asyncio.to_thread(work.rename, target)
     except OSError:  # another run made it first

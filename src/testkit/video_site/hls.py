@@ -10,7 +10,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-_GENERATE_TIMEOUT_SECONDS = 120.0
+from testkit.ffmpeg import run_ffmpeg
+
 PLAYLIST_TYPE = "application/vnd.apple.mpegurl"
 SEGMENT_TYPE = "video/mp2t"
 
@@ -42,9 +43,6 @@ async def ensure_segments(folder: Path, clip: Path, seconds: float = 1.0) -> Seg
 
 
 async def _segment(clip: Path, seconds: float, target: Path) -> None:
-    ffmpeg = shutil.which("ffmpeg")
-    if ffmpeg is None:
-        raise RuntimeError("ffmpeg is not on PATH; the HLS segments are made with it")
     target.parent.mkdir(parents=True, exist_ok=True)
     # Made in a fresh folder and renamed into place, so a reader never sees half a stream.
     work = Path(tempfile.mkdtemp(dir=target.parent, prefix=".hls-"))
@@ -54,18 +52,11 @@ async def _segment(clip: Path, seconds: float, target: Path) -> None:
         *("-c:a", "aac", "-f", "hls", "-hls_time", f"{seconds:g}", "-hls_playlist_type", "vod"),
         *("-hls_segment_filename", str(work / "seg%d.ts"), str(work / "index.m3u8")),
     ]
-    proc = await asyncio.create_subprocess_exec(
-        ffmpeg, *args, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
-    )
     try:
-        _, err = await asyncio.wait_for(proc.communicate(), _GENERATE_TIMEOUT_SECONDS)
-    except TimeoutError:
-        proc.kill()
-        await proc.wait()
-        raise
-    if proc.returncode != 0:
+        await run_ffmpeg(args, f"segment {clip.name}")
+    except BaseException:
         shutil.rmtree(work, ignore_errors=True)
-        raise RuntimeError(f"ffmpeg could not segment {clip.name}: {err.decode(errors='replace')}")
+        raise
     try:
         await asyncio.to_thread(work.rename, target)
     except OSError:  # another process made it first
