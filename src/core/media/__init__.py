@@ -1,1 +1,2 @@
-"""Domain services of the media pipeline: the blob store and the scraped-info cache."""
+"""Domain services of the media: the single-flight download, the blob service and its sweep, the
+scraped-info cache, and what makes a file playable, a sound, or fit under a limit."""
