@@ -9,7 +9,7 @@ import json
 import types
 import typing
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from ports.blobs import BlobRecord
 from ports.jobs import FailedJob, Job, NewJob
@@ -37,10 +37,16 @@ def load_payload(text: str) -> Payload:
     return value if isinstance(value, dict) else {"corrupt_payload": text}
 
 
+JOB_COLUMNS: Final = """id, name, payload, attempts, max_attempts, available_at, created_at, key,
+    owner_id, claimed_by, lease_until, last_error, token, suspect"""
+"""What every SELECT/RETURNING of a job lists, in the order job_from_row reads them."""
+FAILED_JOB_COLUMNS: Final = """id, job_id, name, payload, error, attempts, max_attempts, created_at,
+    failed_at, key, owner_id"""
+"""What every SELECT/RETURNING of a failed job lists, in the order failed_from_row reads them."""
+
+
 def job_from_row(row: Sequence[Any]) -> Job:
-    """From the columns every SELECT/RETURNING of a job lists: id, name, payload, attempts,
-    max_attempts, available_at, created_at, key, owner_id, claimed_by, lease_until, last_error,
-    token, suspect."""
+    """From the columns of JOB_COLUMNS."""
     (id_, name, payload, attempts, max_attempts, available_at, created_at, key, owner, by, lease, error) = (
         row[:12]
     )

@@ -14,16 +14,14 @@ from ports.jobs import FailedJob, Job, NewJob, QueueCounts, QueueStats
 from ports.quota import UserQuota
 
 _COUNT_FOR_OWNER = "SELECT count(*) FROM jobs WHERE owner_id = ?"
-_LIST_JOBS = """
-    SELECT id, name, payload, attempts, max_attempts, available_at, created_at, key, owner_id,
-        claimed_by, lease_until, last_error, token, suspect
+_LIST_JOBS = f"""
+    SELECT {codec.JOB_COLUMNS}
     FROM jobs ORDER BY id LIMIT ?
-"""
-_LIST_FAILED = """
-    SELECT id, job_id, name, payload, error, attempts, max_attempts, created_at, failed_at, key,
-        owner_id
+"""  # noqa: S608 - a constant column list
+_LIST_FAILED = f"""
+    SELECT {codec.FAILED_JOB_COLUMNS}
     FROM failed_jobs ORDER BY id LIMIT ?
-"""
+"""  # noqa: S608 - a constant column list
 _STATS = stats_sql("?1")
 _PURGE = "DELETE FROM failed_jobs WHERE (?1 IS NULL OR failed_at < ?1) AND (?2 IS NULL OR name = ?2)"
 _FAILED_TO_RETRY_ALL = "SELECT id, name, payload, max_attempts, key, owner_id FROM failed_jobs ORDER BY id"

@@ -58,18 +58,16 @@ _FIRST_FREE_UNPAUSED = """
     WHERE claimed_by IS NULL AND available_at <= ? AND key NOT IN (SELECT value FROM json_each(?))
     ORDER BY id LIMIT 1
 """
-_TAKE = """
+_TAKE = f"""
     UPDATE jobs SET attempts = attempts + 1, claimed_by = ?, lease_until = ?, token = token + 1
     WHERE id = ?
-    RETURNING id, name, payload, attempts, max_attempts, available_at, created_at, key, owner_id,
-        claimed_by, lease_until, last_error, token, suspect
-"""
-_TAKE_EXHAUSTED = """
+    RETURNING {codec.JOB_COLUMNS}
+"""  # noqa: S608 - a constant column list
+_TAKE_EXHAUSTED = f"""
     UPDATE jobs SET attempts = attempts + 1, claimed_by = ?, lease_until = ?, token = token + 1
     WHERE claimed_by IS NULL AND attempts >= max_attempts
-    RETURNING id, name, payload, attempts, max_attempts, available_at, created_at, key, owner_id,
-        claimed_by, lease_until, last_error, token, suspect
-"""
+    RETURNING {codec.JOB_COLUMNS}
+"""  # noqa: S608 - a constant column list
 _RENEW = """
     UPDATE jobs SET lease_until = ?
     WHERE claimed_by = ? AND (id, token) IN (
@@ -99,13 +97,12 @@ _TAKE_FOR_DEAD_LETTER = """
     DELETE FROM jobs WHERE id = ? AND token = ? AND claimed_by IS NOT NULL
     RETURNING name, payload, min(attempts, max_attempts), max_attempts, key, owner_id, created_at
 """
-_INSERT_FAILED = """
+_INSERT_FAILED = f"""
     INSERT INTO failed_jobs (job_id, name, payload, error, attempts, max_attempts, key, owner_id,
         created_at, failed_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    RETURNING id, job_id, name, payload, error, attempts, max_attempts, created_at, failed_at, key,
-        owner_id
-"""
+    RETURNING {codec.FAILED_JOB_COLUMNS}
+"""  # noqa: S608 - a constant column list
 _NEXT_FREE = "SELECT available_at FROM jobs WHERE claimed_by IS NULL ORDER BY available_at LIMIT 1"
 _NEXT_FREE_UNPAUSED = """
     SELECT available_at FROM jobs
