@@ -1,7 +1,7 @@
 """The bot as a real process against our fake Bot API and a local video site, on 127.0.0.1.
 
-Starting a bot costs seconds (aiogram's import), so one bot serves a whole module where the
-tests do not need a process of their own; every test then uses its own chats and paths.
+Starting a bot costs seconds (aiogram's import), so one bot serves every module whose tests do
+not need a process of their own; every test then uses its own chats and paths.
 """
 
 from __future__ import annotations
@@ -94,9 +94,11 @@ def _print_bot_logs(root: Path) -> None:
         print(f"==== {log.name}\n{log.read_text(errors='replace')[-6000:]}")
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
+@pytest_asyncio.fixture(scope="package", loop_scope="package")
 async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack]:
-    """One bot for a module's tests (each test uses its own chats and paths)."""
+    """One bot for the tests of every module that asks for it (each test uses its own chats and
+    paths, and judges what is shared, the inline cache chat and the bot's log, by what it added).
+    Those modules run in the package's event loop, where this bot's servers live."""
     env = {"VIDRELAY_ADMIN_USER_IDS": str(ADMIN.id), "VIDRELAY_INLINE_CACHE_CHAT_ID": str(INLINE_CACHE.id)}
     async for stack in _stack(tmp_path_factory.mktemp("e2e"), **env):
         stack.api.add_chat(INLINE_CACHE)

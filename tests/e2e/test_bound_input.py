@@ -9,7 +9,7 @@ import pytest
 from testkit.telegram import Chat, StoredMessage
 from tests.e2e.conftest import WAIT_SECONDS, Stack, new_group, new_user
 
-pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
+pytestmark = [pytest.mark.asyncio(loop_scope="package"), pytest.mark.slow]
 
 NOT_VALID = "This button is no longer valid."
 
@@ -42,6 +42,7 @@ async def test_only_a_prompts_own_signed_data_pressed_on_it_acts(shared: Stack) 
     yes_b, no_b = buttons(prompt_b)
     calls_to_b = len([c for c in shared.api.calls if c.chat_id == group_b.id])
     versions = (len(prompt_a.history), len(prompt_b.history))
+    refused_before = shared.bot.log().count("refused a button press")
     forged: list[str | bytes] = [
         yes_b,  # group B's own button, correctly formed and signed for B's prompt
         no_b,
@@ -60,7 +61,7 @@ async def test_only_a_prompts_own_signed_data_pressed_on_it_acts(shared: Stack) 
     assert [(a.text, a.show_alert) for a in answers if a] == [(NOT_VALID, True)] * len(forged)
     assert (len(prompt_a.history), len(prompt_b.history)) == versions
     assert (prompt_a.reply_markup, prompt_b.reply_markup) != (None, None)
-    assert shared.bot.log().count("refused a button press") == len(forged)
+    assert shared.bot.log().count("refused a button press") - refused_before == len(forged)
 
     genuine = shared.api.press_button(group_a, member, prompt_a.message_id, yes_a)
     answer = await shared.api.wait_for(lambda: shared.api.callback_answer(genuine), timeout=WAIT_SECONDS)
