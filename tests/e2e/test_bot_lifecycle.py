@@ -6,13 +6,15 @@ import asyncio
 import signal
 import sqlite3
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
 from testkit.telegram import Chat
 from testkit.video_site import Body, Trickle
-from tests.e2e.conftest import WAIT_SECONDS, Stack, new_user, sha256_of
+from tests.e2e.conftest import WAIT_SECONDS, Stack, _stack, new_user, sha256_of
 
 pytestmark = pytest.mark.slow
 
@@ -133,22 +135,27 @@ async def test_a_link_that_kills_the_bot_every_time_gives_up_after_3_attempts(fr
     assert fresh.bot.running
 
 
-async def test_a_private_address_is_refused_before_any_request_reaches_it(fresh: Stack) -> None:
-    await fresh.bot.terminate()
-    await fresh.new_bot(VIDRELAY_PRIVATE_URL_ALLOWLIST="").start(fresh.api)
+@pytest_asyncio.fixture
+async def guarded(tmp_path: Path) -> AsyncIterator[Stack]:
+    """A bot that may fetch no private address at all (the video site on 127.0.0.1 included)."""
+    async for stack in _stack(tmp_path, VIDRELAY_PRIVATE_URL_ALLOWLIST=""):
+        yield stack
+
+
+async def test_a_private_address_is_refused_before_any_request_reaches_it(guarded: Stack) -> None:
     user, group = new_user(), Chat.supergroup(-100777, "Quiet group")
-    url = fresh.site.url("/clips/short.mp4")
-    message_id = fresh.api.send_text(Chat.private(user), user, url)
-    refusal = await fresh.api.wait_for(
-        lambda: next((m for m in fresh.api.messages(user.id) if m.reply_to == message_id), None),
+    url = guarded.site.url("/clips/short.mp4")
+    message_id = guarded.api.send_text(Chat.private(user), user, url)
+    refusal = await guarded.api.wait_for(
+        lambda: next((m for m in guarded.api.messages(user.id) if m.reply_to == message_id), None),
         timeout=WAIT_SECONDS,
     )
     assert (refusal.text or "").startswith("🚫 I can't fetch")
-    fresh.api.send_text(group, user, url)
-    sentinel = fresh.api.send_text(Chat.private(user), user, url + "?after-the-group")
-    await fresh.api.wait_for(
-        lambda: any(m.reply_to == sentinel for m in fresh.api.messages(user.id)), timeout=WAIT_SECONDS
+    guarded.api.send_text(group, user, url)
+    sentinel = guarded.api.send_text(Chat.private(user), user, url + "?after-the-group")
+    await guarded.api.wait_for(
+        lambda: any(m.reply_to == sentinel for m in guarded.api.messages(user.id)), timeout=WAIT_SECONDS
     )
-    assert fresh.site.hits("/clips/short.mp4") == 0
-    assert fresh.api.messages(group.id) == []
-    assert jobs_mentioning(fresh.root / "data", str(group.id)) == 0
+    assert guarded.site.hits("/clips/short.mp4") == 0
+    assert guarded.api.messages(group.id) == []
+    assert jobs_mentioning(guarded.root / "data", str(group.id)) == 0
