@@ -9,7 +9,8 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 
 from adapters.clock import SystemClock
-from adapters.telegram.flood import FloodControl, PacingPolicy
+from adapters.telegram.flood import FloodControl
+from adapters.telegram.pacing import PacingPolicy
 from ports.clock import Clock
 
 REQUEST_TIMEOUT_SECONDS = 60.0
@@ -24,15 +25,20 @@ def make_bot(
     pacing: PacingPolicy | None = None,
     max_retries: int = 3,
     max_retry_after: float = 60.0,
+    flood: FloodControl | None = None,
 ) -> Bot:
     """A Bot whose every call goes to `{api_url}/bot{token}/{method}` through FloodControl.
 
     `local_mode` marks a local Bot API server: files are passed by path, and downloads read the disk.
+    `flood`: a FloodControl of the caller's (whose pacer the core asks too); else one made of
+    `clock`, `pacing`, `max_retries` and `max_retry_after`.
     """
     session = AiohttpSession(
         api=TelegramAPIServer.from_base(api_url, is_local=local_mode), timeout=REQUEST_TIMEOUT_SECONDS
     )
-    session.middleware(
-        FloodControl(clock or SystemClock(), pacing, max_retries=max_retries, max_retry_after=max_retry_after)
-    )
+    if flood is None:
+        flood = FloodControl(
+            clock or SystemClock(), pacing, max_retries=max_retries, max_retry_after=max_retry_after
+        )
+    session.middleware(flood)
     return Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))
