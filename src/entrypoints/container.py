@@ -26,6 +26,7 @@ from adapters.memory.store import MemoryStore
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.net.resolver import SystemResolver
 from adapters.sqlite.store import SqliteStore
+from adapters.telegram.flood import FloodControl
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
 from adapters.ytdlp.downloader import YtDlpDownloader
@@ -48,7 +49,6 @@ from core.status import StatusQuery
 from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.settings import Settings
-from ports.clock import Clock
 from ports.net import HostResolver
 from ports.store import Store
 
@@ -76,10 +76,12 @@ async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncItera
         await proxy.aclose()
 
 
-async def _bot(token: SecretStr | None, api_url: str, local_mode: bool, clock: Clock) -> AsyncIterator[Bot]:
+async def _bot(
+    token: SecretStr | None, api_url: str, local_mode: bool, flood: FloodControl
+) -> AsyncIterator[Bot]:
     if token is None:
         raise RuntimeError("the bot was asked for without VIDRELAY_BOT_TOKEN; `vidrelay run` checks it first")
-    bot = make_bot(token.get_secret_value(), api_url, local_mode, clock=clock)
+    bot = make_bot(token.get_secret_value(), api_url, local_mode, flood=flood)
     try:
         yield bot
     finally:
@@ -149,12 +151,15 @@ class Container(containers.DeclarativeContainer):
     updater = providers.Selector(
         settings.provided.ytdlp_updates, on=ytdlp_updater, off=providers.Object(None)
     )
+    flood = providers.Singleton(FloodControl, clock)
+    """Every Bot API call's pacing; the core asks its pacer (`pacing`) before it sends."""
+    pacing = flood.provided.pacer
     bot = providers.Resource(
         _bot,
         settings.provided.bot_token,
         settings.provided.telegram_api_url,
         settings.provided.telegram_local_mode,
-        clock,
+        flood,
     )
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     new_id = providers.Object(_short_id)

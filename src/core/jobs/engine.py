@@ -22,6 +22,7 @@ from returns.result import Failure, Success
 from core.jobs.breaker import CircuitBreakers
 from core.jobs.registry import (
     DeadJob,
+    Deferred,
     JobContext,
     JobFailure,
     JobOutcome,
@@ -269,9 +270,13 @@ class Engine:
         self, job: Job, job_type: JobType, context: JobContext, outcome: JobOutcome
     ) -> Job | None:
         """Act on a finished attempt. A succeeded job is handed back: its row is deleted together
-        with the worker's next claim (see _complete_and_claim)."""
+        with the worker's next claim (see _complete_and_claim). A deferred one goes back to the
+        queue, its attempt refunded."""
         fields = _log_fields(job)
         match outcome:
+            case Success(Deferred(until=until)):
+                await self._store.release(job.id, until)
+                log.info("job deferred for %.1fs", until - self._clock.now(), extra=fields)
             case Success():
                 self.breakers.record_success(job.key)
                 return job
