@@ -71,9 +71,8 @@ class ChatSender:
             # Given up on this text; the next change of the view tries again.
             log.warning("log message not delivered: %s", error.description, extra={"chat_id": self.chat_id})
         finally:
-            view.delivered_version = max(view.delivered_version, version)
-            view.quiet_until = self._clock.now() + EDIT_INTERVAL_SECONDS
             view.in_flight = None
+            view.delivered(version, self._clock.now(), EDIT_INTERVAL_SECONDS)
             landed.set_result(None)
         if view.state.message_ids != had and view.persist is not None:
             await _persist(view)

@@ -44,6 +44,7 @@ class LogView:
         """No intermediate state is shown before this time (the sender's edit interval)."""
         self.in_flight: asyncio.Future[None] | None = None
         """The sender's delivery of this view, while one is under way."""
+        self._delivered = asyncio.Event()
 
     # What the job writes ------------------------------------------------------------------
 
@@ -91,7 +92,19 @@ class LogView:
         await self._landed()
         self._on_change(self)
 
-    # What the sender reads ----------------------------------------------------------------
+    async def shown_all(self) -> None:
+        """Until the chat shows this view's latest text (or the sender gave up on it): for a last
+        word that must not stay in memory only, such as 💥."""
+        while self.pending or self.in_flight is not None:
+            self._delivered.clear()
+            await self._delivered.wait()
+
+    # What the sender reads and records ----------------------------------------------------
+
+    def delivered(self, version: int, now: float, interval: float) -> None:
+        self.delivered_version = max(self.delivered_version, version)
+        self.quiet_until = now + interval
+        self._delivered.set()
 
     def render(self) -> str:
         parts = (self.state.text, self._stage, self._progress)

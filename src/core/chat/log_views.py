@@ -42,6 +42,13 @@ class LogViews:
             view.persist = persist
         return view
 
+    def announce(self, job_id: int, to: LogAddress, first_text: str, persist: Persist) -> None:
+        """The link was accepted: its log message goes out now, before any worker is free. A
+        worker that got to the job first has said more already; then this says nothing."""
+        view = self.open(job_id, to, LogState(), persist)
+        if view.version == 0:
+            view.stage(first_text)
+
     def adopt(self, job_id: int, to: LogAddress, state: LogState, persist: Persist) -> LogView:
         """A worker starts the job: from now on the view is saved through the worker's `persist`,
         and its next intermediate text waits one interval (a job done by then shows none)."""
