@@ -37,7 +37,7 @@ CLIPS = Path(tempfile.gettempdir()) / "vidrelay-test-clips"
 LIMIT = 2000 * 1024 * 1024
 BIG_CLIP_ARGS = (
     *("-nostdin", "-v", "error", "-y", "-f", "lavfi"),
-    *("-i", "nullsrc=size=640x360:rate=25,geq=random(1)*255:128:128", "-t", "5"),
+    *("-i", "nullsrc=size=640x360:rate=25,geq=random(1)*255:128:128", "-t", "12"),
     *(
         "-c:v",
         "libx264",
@@ -155,5 +155,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=9)
     sys.exit(asyncio.run(main(parser.parse_args().rounds)))

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.pipeline.jobs import UpdateStatus
+from core.pipeline.periodic import UpdateStatus
 from ports.clock import Clock
 from ports.jobs import JobStore, QueueCounts
 from ports.media import Downloader

@@ -15,6 +15,7 @@ MB = 1_000_000
 LONG_VIDEO_YES = "👍 Yes please"
 LONG_VIDEO_NO = "👎 No thanks"
 NO_LONGER_AVAILABLE = "This request is no longer available."
+BUTTON_NOT_VALID = "This button is no longer valid."
 MORE_THAN_TEN = "📚 More than 10 videos here"
 FAILURE_REACTION = "😢"
 _BAR_CELLS = 10

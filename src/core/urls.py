@@ -1,4 +1,4 @@
-"""Finding the links in a message.
+"""Links: finding them in a message, and the site each belongs to.
 
 Telegram gives entity offsets and lengths in UTF-16 code units, so the text is sliced in that
 encoding. Only `url` entities count: a `text_link` hides its target behind other words.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 _MAX_URL_LENGTH = 2048
@@ -46,3 +47,12 @@ def _normalize(raw: str) -> str | None:
 
 def _dedupe(urls: Iterable[str | None]) -> list[str]:
     return list(dict.fromkeys(u for u in urls if u))
+
+
+def site_key(url: str) -> str:
+    """The circuit-breaker key of a link: its host, without a leading www."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        host = ""
+    return host.lower().removeprefix("www.")

@@ -22,6 +22,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--webhook", action="store_true", help="receive updates by webhook (secret token)")
     commands.add_parser("demo", help="the whole pipeline offline: fake Bot API, local videos, real yt-dlp")
     commands.add_parser("config", help="print the effective settings (secrets masked)")
+    commands.add_parser(
+        "check", help="check the settings, the store, yt-dlp, ffmpeg and the token: one line each"
+    )
+    backup = commands.add_parser(
+        "backup", help="a consistent copy of the SQLite store, safe while the bot runs"
+    )
+    backup.add_argument("path", help="the copy's file (replaced once the new copy is verified), or a folder")
     jobs = commands.add_parser("jobs", help="inspect and repair the job queue")
     job_commands = jobs.add_subparsers(dest="jobs_command", metavar="ACTION", required=True)
     listing = job_commands.add_parser("list", help="queued jobs (or --failed ones)")
@@ -47,6 +54,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = load_settings()
     except SettingsError as error:
+        if args.command == "check":  # a check that failed, reported like the others
+            from entrypoints.check import EXIT_FAILED, settings_failed
+
+            print(settings_failed(str(error)).line())
+            return EXIT_FAILED
         print(f"vidrelay: {error}", file=sys.stderr)
         return EXIT_USAGE
     if args.command == "config":

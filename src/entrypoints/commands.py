@@ -7,13 +7,24 @@ import asyncio
 import json
 import sys
 from dataclasses import asdict
+from pathlib import Path
 
+from entrypoints.preflight import missing_tools
 from entrypoints.settings import Settings
 
 
 def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "jobs":
         return asyncio.run(_jobs(args, settings))
+    if args.command == "check":
+        return asyncio.run(_check(settings))
+    if args.command == "backup":
+        from entrypoints.backups import run_backup
+
+        return run_backup(settings, Path(args.path))
+    if args.command in ("run", "demo") and (missing := missing_tools()) is not None:
+        print(f"vidrelay: {missing}", file=sys.stderr)
+        return 2
     if args.command == "run":
         from entrypoints.bot.main import run_bot
 
@@ -24,6 +35,15 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return run_demo()
     print(f"vidrelay: unknown command {args.command}", file=sys.stderr)
     return 2
+
+
+async def _check(settings: Settings) -> int:
+    from entrypoints.check import EXIT_FAILED, EXIT_PASSED, run_checks
+
+    results = await run_checks(settings)
+    for result in results:
+        print(result.line())
+    return EXIT_PASSED if all(r.ok for r in results) else EXIT_FAILED
 
 
 async def _jobs(args: argparse.Namespace, settings: Settings) -> int:

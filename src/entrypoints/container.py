@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import secrets
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -36,16 +37,21 @@ from core.jobs.breaker import CircuitBreakers
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import JobRegistry, JobType
 from core.lifecycle import RetryPolicy
-from core.media.blob_store import BlobStore
+from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
 from core.pipeline.confirm import Confirmations
-from core.pipeline.download import DownloadVideo, PipelineConfig, Services
-from core.pipeline.inline import DownloadInline, InlineLookup
+from core.pipeline.download import DownloadVideo
+from core.pipeline.inline import DownloadInline
+from core.pipeline.inline_lookup import InlineLookup
 from core.pipeline.inline_requests import InlineRequests
 from core.pipeline.intake import LinkIntake
-from core.pipeline.jobs import Periodic, UpdateStatus, job_types
+from core.pipeline.job_types import job_types
+from core.pipeline.periodic import Periodic, UpdateStatus
+from core.pipeline.services import PipelineConfig, Services
 from core.pipeline.url_guard import UrlGuard
 from core.status import StatusQuery
+from core.trust.buttons import SignedButtons
+from core.trust.keys import InstallKeys
 from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.settings import Settings
@@ -183,8 +189,12 @@ class Container(containers.DeclarativeContainer):
         providers.Singleton(CircuitBreakers),
     )
 
+    # The signing secret lives in the store: every process sharing it signs alike.
+    keys = providers.Singleton(InstallKeys, store, providers.Object(secrets.token_bytes))
+    buttons = providers.Singleton(SignedButtons, keys)
+
     blobs = providers.Singleton(
-        BlobStore, store, blob_files, store, clock, prober, max_bytes=settings.provided.max_blob_bytes
+        BlobService, store, blob_files, store, clock, prober, max_bytes=settings.provided.max_blob_bytes
     )
     info = providers.Singleton(InfoService, store, downloader, clock)
     guard = providers.Singleton(UrlGuard, resolver, guard_rules)
@@ -200,6 +210,7 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         jobs=bare_engine,
         new_id=new_id,
+        buttons=buttons,
     )
     download = providers.Singleton(
         DownloadVideo,
@@ -223,7 +234,7 @@ class Container(containers.DeclarativeContainer):
         ),
         off=providers.Object(None),
     )
-    confirmations = providers.Singleton(Confirmations, store, clock, bare_engine.provided.wake)
+    confirmations = providers.Singleton(Confirmations, store, clock, bare_engine.provided.wake, buttons)
     update_status = providers.Singleton(UpdateStatus)
     periodic = providers.Singleton(
         Periodic,
@@ -248,13 +259,15 @@ class Container(containers.DeclarativeContainer):
         engine,
         store,
         guard,
+        store,
+        clock,
         max_queued_per_user=settings.provided.max_queued_per_user,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
     inline_requests = providers.Selector(
         settings.provided.inline_mode,
         on=providers.Singleton(
-            InlineRequests, providers.Singleton(InlineLookup, store, services, clock), engine
+            InlineRequests, providers.Singleton(InlineLookup, services), engine, keys, clock
         ),
         off=providers.Object(None),
     )

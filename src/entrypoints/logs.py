@@ -1,4 +1,9 @@
-"""One line per event: `key=value` text or JSON, with the job fields every job line carries."""
+"""One line per event: `key=value` text or JSON, with the job fields every job line carries.
+
+An error is one short `error=Type: message` an operator can read. Its traceback is for whoever
+debugs: the text format shows it only at debug level, the JSON format always, in a field of its
+own (`traceback`) that log tools fold away.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import sys
 from typing import Any
 
 JOB_FIELDS = ("job_id", "job_name", "chat_id", "attempt", "update_id")
+LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
 _STANDARD = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message", "asctime"}
 
 
@@ -15,7 +21,20 @@ def _extras(record: logging.LogRecord) -> dict[str, Any]:
     return {k: v for k, v in record.__dict__.items() if k not in _STANDARD and not k.startswith("_")}
 
 
+def error_summary(record: logging.LogRecord) -> str | None:
+    """`Type: message` of the logged exception, on one line; None when none was logged."""
+    if not record.exc_info or record.exc_info[1] is None:
+        return None
+    error = record.exc_info[1]
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
 class KeyValueFormatter(logging.Formatter):
+    def __init__(self, *, tracebacks: bool = False) -> None:
+        super().__init__()
+        self._tracebacks = tracebacks
+
     def format(self, record: logging.LogRecord) -> str:
         parts = [
             f"ts={self.formatTime(record, '%Y-%m-%dT%H:%M:%S')}",
@@ -24,10 +43,11 @@ class KeyValueFormatter(logging.Formatter):
             f"msg={_quote(record.getMessage())}",
         ]
         parts += [f"{k}={_quote(str(v))}" for k, v in _extras(record).items() if v is not None]
-        line = " ".join(parts)
-        if record.exc_info:
-            line += " error=" + _quote(self.formatException(record.exc_info))
-        return line
+        if (summary := error_summary(record)) is not None:
+            parts.append(f"error={_quote(summary)}")
+            if self._tracebacks and record.exc_info:
+                parts.append(f"traceback={_quote(self.formatException(record.exc_info))}")
+        return " ".join(parts)
 
 
 class JsonFormatter(logging.Formatter):
@@ -39,8 +59,9 @@ class JsonFormatter(logging.Formatter):
             "msg": record.getMessage(),
             **{k: v for k, v in _extras(record).items() if v is not None},
         }
-        if record.exc_info:
-            data["error"] = self.formatException(record.exc_info)
+        if (summary := error_summary(record)) is not None and record.exc_info:
+            data["error"] = summary
+            data["traceback"] = self.formatException(record.exc_info)
         return json.dumps(data, default=str, ensure_ascii=False)
 
 
@@ -50,11 +71,13 @@ def _quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def configure_logging(log_format: str, level: int = logging.INFO) -> None:
+def configure_logging(log_format: str, level: str = "info") -> None:
+    number = LEVELS.get(level, logging.INFO)
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter() if log_format == "json" else KeyValueFormatter())
+    debugging = number <= logging.DEBUG
+    handler.setFormatter(JsonFormatter() if log_format == "json" else KeyValueFormatter(tracebacks=debugging))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(level)
+    root.setLevel(number)
     for noisy in ("aiogram.event", "aiosqlite", "asyncio"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -97,6 +97,9 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = Field(
         "text", description="`text` (key=value) or `json`, one line per event"
     )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info", description="`debug` adds tracebacks to the text format's error lines"
+    )
     sqlite_synchronous: Literal["FULL", "NORMAL"] = Field(
         "FULL", description="SQLite durability, see Storage and durability"
     )

@@ -63,7 +63,8 @@ class BlobIndex(Protocol):
 
 
 class BlobFiles(Protocol):
-    """The bytes on disk: `<data>/blobs/<name>` plus per-job staging folders."""
+    """The bytes on disk: `<data>/blobs/<name>` plus per-job staging folders. A folder that cannot
+    be read or written raises BlobFilesError."""
 
     def path_of(self, name: str) -> Path: ...
 

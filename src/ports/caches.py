@@ -26,7 +26,16 @@ class InfoCache(Protocol):
 
 
 class HandledUrls(Protocol):
-    """Which URLs of a message already became jobs (an edit re-runs only new ones)."""
+    """Which URLs of a message already became jobs (an edit re-runs only new ones), and which
+    messages the bot read at all (only those may re-run when edited)."""
+
+    async def remember_message(self, chat_id: int, message_id: int, now: float) -> None:
+        """The bot read this message; swept with the URL marks."""
+        ...
+
+    async def knows_message(self, chat_id: int, message_id: int) -> bool:
+        """Whether the bot read this message (remembered, or one of its URLs became a job)."""
+        ...
 
     async def forget_handled(self, chat_id: int, message_id: int, url: str) -> None:
         """Reopen a URL after a terminal failure, so editing the message retries it."""

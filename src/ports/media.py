@@ -71,6 +71,8 @@ ProgressSink = Callable[[Progress], None]
 
 
 class Downloader(Protocol):
+    """A run that fails, for whatever reason, is a `Failure(ToolFailure)`: nothing is raised."""
+
     async def scrape(
         self,
         url: str,
@@ -99,7 +101,9 @@ class Downloader(Protocol):
 
 
 class MediaProber(Protocol):
-    async def probe(self, path: Path) -> MediaProbe | None: ...
+    async def probe(self, path: Path) -> MediaProbe | None:
+        """None when the file cannot be read as media or the tool fails: the caller goes on without."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +116,8 @@ class UpdateOutcome:
 
 class Updater(Protocol):
     async def update(self) -> UpdateOutcome:
-        """Install the newest release beside the running one and switch atomically."""
+        """Install the newest release beside the running one and switch atomically; a failure is
+        the outcome's `error`, the current version stays."""
         ...
 
     async def current_version(self) -> str | None: ...

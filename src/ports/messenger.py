@@ -9,7 +9,7 @@ from typing import Protocol
 
 
 class MessengerError(Exception):
-    """The chat service refused a call; the core classifies it."""
+    """The chat service refused a call or could not be reached (`code` None); the core classifies it."""
 
     def __init__(
         self,
@@ -67,6 +67,8 @@ class SentVideo:
 
 
 class Messenger(Protocol):
+    """Every method raises MessengerError when the call did not go through, and nothing else."""
+
     async def send_text(
         self,
         chat_id: int,
@@ -89,6 +91,10 @@ class Messenger(Protocol):
         html: bool = True,
         keyboard: Keyboard | None = None,
     ) -> None: ...
+
+    async def edit_keyboard(self, chat_id: int, message_id: int, keyboard: Keyboard | None) -> None:
+        """Replace the buttons under a message, leaving its text as it is."""
+        ...
 
     async def delete_message(self, chat_id: int, message_id: int) -> None: ...
 

@@ -10,7 +10,8 @@ from ports.blobs import BlobIndex
 from ports.caches import HandledUrls, InfoCache
 from ports.jobs import JobStore
 from ports.pending import PendingStore
+from ports.secrets import InstallSecrets
 
 
-class Store(JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls, Protocol):
+class Store(JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls, InstallSecrets, Protocol):
     async def close(self) -> None: ...

@@ -64,8 +64,8 @@ class BotProcess:
     def running(self) -> bool:
         return self._process is not None and self._process.returncode is None
 
-    async def start(self, api: FakeBotApi) -> None:
-        """Start and wait until the bot long-polls the fake API."""
+    async def spawn(self) -> None:
+        """Start the process and return at once (the caller decides what it waits for)."""
         with self.log_path.open("ab") as log:
             self._process = await asyncio.create_subprocess_exec(
                 sys.executable,
@@ -77,6 +77,11 @@ class BotProcess:
                 stdout=log,
                 stderr=log,
             )
+
+    async def start(self, api: FakeBotApi) -> None:
+        """Start and wait until the bot long-polls the fake API."""
+        await self.spawn()
+        assert self._process is not None
         # The fake API only wakes its waiters on API traffic, so the exit is watched on its own.
         polling = asyncio.ensure_future(api.wait_for(lambda: api.polling, timeout=_START_TIMEOUT_SECONDS))
         exited = asyncio.ensure_future(self._process.wait())

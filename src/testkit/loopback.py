@@ -25,11 +25,14 @@ class LoopbackServer:
         raise NotImplementedError
 
     async def start(self) -> None:
+        """Listen on a port the OS picks; a server started again after `stop()` takes its old port
+        back, so a client keeps its address across the outage (connections refused meanwhile)."""
+        self._stopping.clear()
         self._runner = web.AppRunner(
             self._application(), access_log=None, handler_cancellation=True, shutdown_timeout=1.0
         )
         await self._runner.setup()
-        site = web.TCPSite(self._runner, HOST, 0)
+        site = web.TCPSite(self._runner, HOST, self._port or 0)
         await site.start()
         server = site._server  # aiohttp has no public way to read a port-0 bind
         assert isinstance(server, asyncio.Server)

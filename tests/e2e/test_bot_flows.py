@@ -260,18 +260,27 @@ async def test_inline_mode_swaps_a_placeholder_for_the_video_then_answers_from_c
     url = clip_route(shared, "/e2e/inline.mp4")
     first = shared.api.send_inline_query(user, url)
     answer = await shared.api.wait_for(lambda: shared.api.inline_answer(first), timeout=WAIT_SECONDS)
-    assert [(r["type"], r["id"]) for r in answer.results] == [
+    # Each id is a signed offer: the variant, when, and a tag binding both to this user and link.
+    assert [(r["type"], str(r["id"]).split(":")[0]) for r in answer.results] == [
         ("article", "full"),
         ("article", "no_caption"),
         ("article", "no_source"),
     ]
-    inline_id = shared.api.choose_inline_result(user, "full", query=url)
+    full = str(answer.results[0]["id"])
+    # Another user naming this user's offer, and an id the bot never made, queue nothing.
+    refused = {
+        shared.api.choose_inline_result(new_user(), full, query=url),
+        shared.api.choose_inline_result(user, "full", query=url),
+    }
+    inline_id = shared.api.choose_inline_result(user, full, query=url)
     edit = await shared.api.wait_for(
         lambda: next((e for e in shared.api.media_edits if e.inline_message_id == inline_id), None),
         timeout=WAIT_SECONDS,
     )
     assert edit.file.sha256 == sha256_of(shared.site.clip("short"))
     assert [v.file_id for v in shared.api.videos(INLINE_CACHE.id)] == [edit.file.file_id]
+    assert [e for e in shared.api.media_edits if e.inline_message_id in refused] == []
+    assert shared.bot.log().count("ignored a chosen inline result the bot did not offer") == 2
     again = shared.api.send_inline_query(user, url)
     cached = await shared.api.wait_for(lambda: shared.api.inline_answer(again), timeout=WAIT_SECONDS)
     assert {r["type"] for r in cached.results} == {"video"}

@@ -15,7 +15,8 @@ import pytest
 from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
 from core.blobs import ORPHAN_GRACE_SECONDS, UNSENT_MAX_AGE_SECONDS, blob_file_name
-from core.media.blob_store import SENT_IDLE_SECONDS, BlobStore, SweepReport
+from core.media.blob_service import BlobService
+from core.media.blob_sweep import SENT_IDLE_SECONDS, SweepReport
 from ports.blobs import BlobRecord
 from ports.jobs import NewJob
 from ports.pending import PendingRequest
@@ -39,10 +40,10 @@ def files(tmp_path: Path) -> LocalBlobFiles:
     return LocalBlobFiles(tmp_path)
 
 
-def blob_store(
+def blob_service(
     store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock, max_bytes: int = 0
-) -> BlobStore:
-    return BlobStore(store, files, store, clock, max_bytes=max_bytes)
+) -> BlobService:
+    return BlobService(store, files, store, clock, max_bytes=max_bytes)
 
 
 async def seed(
@@ -100,7 +101,7 @@ def orphan(files: LocalBlobFiles, name: str, age: float) -> None:
 async def test_pinned_blobs_survive_release_sweep_and_the_cap(
     store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
 ) -> None:
-    blobs = blob_store(store, files, clock, max_bytes=1)
+    blobs = blob_service(store, files, clock, max_bytes=1)
     old_unsent = await seed(store, files, clock, "unsent", age=DAY * 3)
     sent = await seed(store, files, clock, "sent", sent=True, idle=SENT_IDLE_SECONDS * 5)
     await pin(store, "unsent", clock)
@@ -119,7 +120,7 @@ async def test_pinned_blobs_survive_release_sweep_and_the_cap(
 async def test_sent_blobs_lose_their_bytes_but_keep_the_file_id(
     store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
 ) -> None:
-    blobs = blob_store(store, files, clock)
+    blobs = blob_service(store, files, clock)
     await seed(store, files, clock, "just-sent")
     await blobs.record_sent("just-sent", "F1", "U1")
     left_behind = await seed(
@@ -136,13 +137,13 @@ async def test_sent_blobs_lose_their_bytes_but_keep_the_file_id(
         row = await store.blob(key)
         assert row is not None
         assert (row.file_id, row.file_name, row.size) == (file_id, None, None)
-        assert await blobs.has_blob(key)
+        assert await blobs.find(key) is not None
 
 
 async def test_unsent_unreferenced_blobs_go_after_a_day(
     store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
 ) -> None:
-    blobs = blob_store(store, files, clock)
+    blobs = blob_service(store, files, clock)
     await seed(store, files, clock, "stale", age=DAY + 1)
     fresh = await seed(store, files, clock, "fresh", age=DAY - 60)
 
@@ -161,12 +162,12 @@ async def test_unsent_unreferenced_blobs_go_after_a_day(
 async def test_the_disk_cap_evicts_least_recently_used_sent_bytes_first(
     store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
 ) -> None:
-    blobs = blob_store(store, files, clock, max_bytes=250)
+    blobs = blob_service(store, files, clock, max_bytes=250)
     oldest = await seed(store, files, clock, "oldest", sent=True, idle=300)
     middle = await seed(store, files, clock, "middle", sent=True, idle=200)
     newest = await seed(store, files, clock, "newest", sent=True, idle=100)
     unsent = await seed(store, files, clock, "unsent", size=100)
-    await blobs.touch("oldest")  # used again just now: now it is the most recent
+    await store.touch_blob("oldest", clock.now())  # used again just now: now it is the most recent
 
     report = await blobs.sweep()
 
@@ -181,7 +182,7 @@ async def test_the_disk_cap_evicts_least_recently_used_sent_bytes_first(
 async def test_no_cap_means_sent_bytes_in_use_stay(
     store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
 ) -> None:
-    blobs = blob_store(store, files, clock, max_bytes=0)
+    blobs = blob_service(store, files, clock, max_bytes=0)
     records = [await seed(store, files, clock, f"k{n}", size=10_000, sent=True) for n in range(3)]
 
     assert await blobs.sweep() == SweepReport()
@@ -191,7 +192,7 @@ async def test_no_cap_means_sent_bytes_in_use_stay(
 async def test_orphan_files_are_swept_after_their_grace(
     store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
 ) -> None:
-    blobs = blob_store(store, files, clock)
+    blobs = blob_service(store, files, clock)
     kept = await seed(store, files, clock, "kept")
     orphan(files, "old-orphan.mp4", age=ORPHAN_GRACE_SECONDS + 60)
     orphan(files, "fresh-orphan.mp4", age=60)
@@ -205,7 +206,7 @@ async def test_orphan_files_are_swept_after_their_grace(
 async def test_rows_whose_bytes_vanished_are_forgotten_unless_they_hold_a_file_id(
     store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
 ) -> None:
-    blobs = blob_store(store, files, clock)
+    blobs = blob_service(store, files, clock)
     unsent = await seed(store, files, clock, "unsent")
     sent = await seed(store, files, clock, "sent", sent=True)
     for record in (unsent, sent):
@@ -254,7 +255,7 @@ async def test_two_concurrent_releases_unlink_exactly_once(
     files = CountingFiles(tmp_path)
     record = await seed(store, files, clock, "k", sent=sent, age=0.0 if sent else DAY + 1)
     # Two services over one index and one folder: two processes, so no shared in-process lock.
-    first, second = blob_store(store, files, clock), blob_store(store, files, clock)
+    first, second = blob_service(store, files, clock), blob_service(store, files, clock)
     store.racing = True
 
     outcomes = await asyncio.gather(first.release("k"), second.release("k"))

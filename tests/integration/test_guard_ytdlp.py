@@ -23,8 +23,8 @@ from adapters.net.forward_proxy import ForwardProxy
 from adapters.net.proxy_session import ProxySession
 from adapters.ytdlp import YtDlpDownloader
 from adapters.ytdlp.locator import YtDlpCommand, YtDlpLocator
-from core.classify import FailureKind, Verdict, classify_ytdlp
 from core.url_policy import Endpoint, GuardRules
+from core.ytdlp_errors import FailureKind, Verdict, classify_ytdlp
 from ports.media import ToolFailure, VideoInfo
 from testkit.video_site import Redirect, Stall, VideoServer
 

@@ -13,7 +13,7 @@ from adapters.ffmpeg.prober import FfprobeProber
 from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
 from adapters.ytdlp import YtDlpDownloader
-from core.media.blob_store import BlobStore
+from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
 from testkit.video_site import Body, VideoServer
 
@@ -26,7 +26,7 @@ async def test_ten_concurrent_requests_for_one_url_cause_one_scrape_and_one_down
     url = video_server.url("/shared/clip.mp4")
     store, clock = MemoryStore(), SystemClock()
     info = InfoService(store, ytdlp, clock)
-    blobs = BlobStore(store, LocalBlobFiles(tmp_path), store, clock, FfprobeProber())
+    blobs = BlobService(store, LocalBlobFiles(tmp_path), store, clock, FfprobeProber())
 
     async def request() -> str:
         [entry] = (await info.scrape(url, timeout=60)).unwrap()

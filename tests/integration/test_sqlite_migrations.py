@@ -38,6 +38,7 @@ CANARIES: dict[int, list[str]] = {
         "INSERT INTO handled_urls (chat_id, message_id, url, created_at)"
         " VALUES (1, 2, 'https://canary.example', 0)",
     ],
+    5: ["INSERT INTO install_secrets (name, value, created_at) VALUES ('canary', x'c0ffee', 0)"],
 }
 
 
@@ -74,6 +75,7 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
         info = await store.cached_info("https://canary.example", NOW)
         guard = HandledUrlGuard(1, 2, "https://canary.example")
         refused = await store.enqueue(NewJob("download_video", {}, 3), NOW, guard) is None
+        secret = await store.install_secret("canary", b"new")
     finally:
         await store.close()
 
@@ -83,6 +85,7 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
     assert (blob is not None and blob.file_name == "c.mp4") == (version >= 3)
     assert (info == []) == (version >= 4)
     assert refused == (version >= 4)
+    assert secret == (b"\xc0\xff\xee" if version >= 5 else b"new")
 
 
 async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:

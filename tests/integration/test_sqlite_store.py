@@ -227,6 +227,32 @@ async def test_data_survives_closing_and_reopening(tmp_path: Path) -> None:
         await second.close()
 
 
+def file_modes(folder: Path, pattern: str) -> dict[str, int]:
+    return {p.name: p.stat().st_mode & 0o777 for p in folder.glob(pattern)}
+
+
+async def test_the_file_holding_the_secret_is_its_owners_alone_and_the_secret_survives(
+    tmp_path: Path,
+) -> None:
+    fresh, older = tmp_path / "fresh.db", tmp_path / "older.db"
+    older.touch(mode=0o644)
+    older.chmod(0o644)  # as an earlier vidrelay, under a common umask, left it
+    first = await SqliteStore.open(fresh)
+    secret = await first.install_secret("callback", b"k" * 32)
+    await first.enqueue(job(n=1), NOW)  # the write-ahead log exists now
+    modes = file_modes(tmp_path, "fresh.db*")
+    await first.close()
+    await (await SqliteStore.open(older)).close()
+
+    second = await SqliteStore.open(fresh)
+    try:
+        assert await second.install_secret("callback", b"other" * 8) == secret == b"k" * 32
+    finally:
+        await second.close()
+    assert modes["fresh.db"] == modes["fresh.db-wal"] == 0o600
+    assert older.stat().st_mode & 0o777 == 0o600
+
+
 async def test_a_closed_store_refuses_work(tmp_path: Path) -> None:
     store = await SqliteStore.open(tmp_path / "vidrelay.db")
     await store.close()

@@ -30,7 +30,7 @@ from aiogram.methods import SendMessage
 from adapters.telegram.messenger import TelegramMessenger, to_messenger_error
 from adapters.telegram.pacing import PacingPolicy
 from adapters.telegram.session import make_bot
-from core.classify import (
+from core.telegram_errors import (
     ApiVerdict,
     classify_telegram,
     is_message_gone,
@@ -580,3 +580,13 @@ def test_a_migration_error_keeps_telegrams_text_and_the_new_chat_id() -> None:
 
     assert (error.code, error.migrate_to_chat_id) == (400, -100777)
     assert error.description == UPGRADED
+
+
+async def test_a_video_file_gone_before_the_upload_is_a_messenger_error_without_the_token(
+    messenger: TelegramMessenger, tmp_path: Path
+) -> None:
+    error = await refused(messenger.send_video(PRIVATE.id, VideoFile(tmp_path / "gone.mp4"), VideoMeta()))
+
+    assert error.code is None  # no answer: transient
+    assert DEFAULT_TOKEN not in error.description
+    assert DEFAULT_TOKEN not in str(error)

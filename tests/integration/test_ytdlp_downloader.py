@@ -16,7 +16,7 @@ from adapters.ffmpeg import FfprobeProber
 from adapters.ytdlp import YtDlpCommand, YtDlpDownloader, YtDlpLocator
 from adapters.ytdlp.downloader import INFO_JSON_NAME, MAX_ENTRIES
 from adapters.ytdlp.progress import MARKER
-from core.classify import FailureKind, classify_ytdlp
+from core.ytdlp_errors import FailureKind, classify_ytdlp
 from ports.media import Progress, ToolFailure, VideoInfo
 from testkit.video_site import Body, FailThen, Trickle, VideoServer, html_page
 from tests.support.procs import pids_mentioning
@@ -275,3 +275,16 @@ async def test_verbose_output_reaches_the_sink(ytdlp: YtDlpDownloader, video_ser
     assert isinstance(result, Success)
     assert any(line.startswith("[debug] ") for line in lines)
     assert any("--ignore-config" in line for line in lines)  # the command line yt-dlp saw
+
+
+async def test_a_staging_folder_that_cannot_be_written_is_a_failed_download_not_an_exception(
+    ytdlp: YtDlpDownloader, video_server: VideoServer, tmp_path: Path
+) -> None:
+    info = direct_info(video_server, "/clips/short.mp4")
+
+    result = await ytdlp.download(info, tmp_path / "gone", timeout=SCRAPE_TIMEOUT)
+
+    assert isinstance(result, Failure)
+    assert result.failure().stderr_tail.startswith("ERROR: could not write the info file:")
+    assert classify_ytdlp(result.failure()).kind is FailureKind.TRANSIENT
+    assert video_server.hits("/clips/short.mp4") == 0

@@ -32,8 +32,8 @@ from returns.result import Failure
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.process import ChildProcesses
 from adapters.ytdlp import YtDlpDownloader
-from core.classify import FailureKind, classify_ytdlp, error_lines
 from core.url_policy import Endpoint, GuardRules
+from core.ytdlp_errors import FailureKind, classify_ytdlp, error_lines
 from ports.media import ToolFailure
 from testkit.loopback import free_port
 from testkit.video_site import Redirect, VideoServer

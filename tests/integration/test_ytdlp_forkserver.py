@@ -23,7 +23,7 @@ from adapters.process import Child, ChildProcesses, Exit
 from adapters.process.runner import STATUS_LOST
 from adapters.ytdlp import YtDlpDownloader, YtDlpLocator, forkserver
 from adapters.ytdlp.forkserver import ForkServers
-from core.classify import FailureKind, classify_ytdlp
+from core.ytdlp_errors import FailureKind, classify_ytdlp
 from ports.media import Progress, ToolFailure, VideoInfo
 from testkit.video_site import Trickle, VideoServer
 from tests.support.procs import pids_mentioning

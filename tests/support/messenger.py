@@ -93,6 +93,15 @@ class FakeMessenger(Messenger):
         message.text, message.html, message.keyboard = text, html, keyboard
         message.edits.append(text)
 
+    async def edit_keyboard(self, chat_id: int, message_id: int, keyboard: Keyboard | None) -> None:
+        self._maybe_fail("edit_keyboard")
+        message = self.messages.get((chat_id, message_id))
+        if message is None:
+            raise MessengerError(EDIT_GONE, 400)
+        if message.keyboard == keyboard:
+            raise MessengerError(NOT_MODIFIED, 400)
+        message.keyboard = keyboard
+
     async def delete_message(self, chat_id: int, message_id: int) -> None:
         self._maybe_fail("delete_message")
         self.messages.pop((chat_id, message_id), None)

@@ -76,6 +76,7 @@ class World:
         self.engine = self.container.engine()
         self.intake = self.container.intake()
         self.confirmations = self.container.confirmations()
+        self.services = self.container.services()
         self._message_ids = itertools.count(1)
 
     async def post(

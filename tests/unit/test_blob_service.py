@@ -1,4 +1,4 @@
-"""BlobStore over MemoryStore and a real blob folder: fetch once, find, send, release."""
+"""BlobService over MemoryStore and a real blob folder: fetch once, find, send, release."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from returns.result import Failure, Result, Success
 from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
 from core.blobs import UNSENT_MAX_AGE_SECONDS, blob_file_name, blob_key
-from core.media.blob_store import BlobStore
+from core.media.blob_service import BlobService
 from ports.blobs import BlobRecord
 from ports.jobs import NewJob
 from ports.media import MediaProbe, OutputSink, Progress, ProgressSink, ToolFailure, VideoInfo
@@ -134,8 +134,8 @@ def prober() -> FakeProber:
 
 
 @pytest.fixture
-def blobs(store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock, prober: FakeProber) -> BlobStore:
-    return BlobStore(store, files, store, clock, prober)
+def blobs(store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock, prober: FakeProber) -> BlobService:
+    return BlobService(store, files, store, clock, prober)
 
 
 def staging_folders(files: LocalBlobFiles) -> list[Path]:
@@ -151,7 +151,7 @@ async def pin(store: MemoryStore, key: str, clock: VirtualClock) -> None:
 
 
 async def test_fetch_moves_the_single_file_in_records_it_and_removes_the_staging_folder(
-    blobs: BlobStore, store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock, prober: FakeProber
+    blobs: BlobService, store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock, prober: FakeProber
 ) -> None:
     downloader = FakeDownloader(b"0123456789")
 
@@ -169,7 +169,7 @@ async def test_fetch_moves_the_single_file_in_records_it_and_removes_the_staging
 
 
 async def test_the_file_name_takes_the_extension_of_the_produced_file(
-    blobs: BlobStore, files: LocalBlobFiles
+    blobs: BlobService, files: LocalBlobFiles
 ) -> None:
     result = await blobs.fetch(INFO, FakeDownloader(suffix=".webm"), timeout=1.0)
 
@@ -180,7 +180,7 @@ async def test_the_file_name_takes_the_extension_of_the_produced_file(
 async def test_without_a_probe_the_scraped_dimensions_are_kept(
     store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
 ) -> None:
-    blobs = BlobStore(store, files, store, clock, FakeProber(None))
+    blobs = BlobService(store, files, store, clock, FakeProber(None))
 
     record = (await blobs.fetch(INFO, FakeDownloader(), timeout=1.0)).unwrap()
 
@@ -188,7 +188,7 @@ async def test_without_a_probe_the_scraped_dimensions_are_kept(
 
 
 async def test_a_second_fetch_uses_the_bytes_on_disk_and_marks_them_used(
-    blobs: BlobStore, store: MemoryStore, clock: VirtualClock
+    blobs: BlobService, store: MemoryStore, clock: VirtualClock
 ) -> None:
     downloader = FakeDownloader()
     first = (await blobs.fetch(INFO, downloader, timeout=1.0)).unwrap()
@@ -202,7 +202,7 @@ async def test_a_second_fetch_uses_the_bytes_on_disk_and_marks_them_used(
 
 
 async def test_ten_concurrent_fetches_share_one_download_and_all_hear_its_progress(
-    blobs: BlobStore, files: LocalBlobFiles
+    blobs: BlobService, files: LocalBlobFiles
 ) -> None:
     downloader = FakeDownloader()
     downloader.finish.clear()
@@ -230,7 +230,7 @@ async def test_ten_concurrent_fetches_share_one_download_and_all_hear_its_progre
 
 
 async def test_a_failed_download_returns_the_tool_failure_and_leaves_nothing_behind(
-    blobs: BlobStore, store: MemoryStore, files: LocalBlobFiles
+    blobs: BlobService, store: MemoryStore, files: LocalBlobFiles
 ) -> None:
     downloader = FakeDownloader()
     failure = ToolFailure("ERROR: [example] 1: HTTP Error 503", exit_code=1)
@@ -245,7 +245,7 @@ async def test_a_failed_download_returns_the_tool_failure_and_leaves_nothing_beh
 
 
 async def test_a_crashing_download_reaches_every_waiter_and_cleans_up(
-    blobs: BlobStore, files: LocalBlobFiles
+    blobs: BlobService, files: LocalBlobFiles
 ) -> None:
     downloader = FakeDownloader()
     downloader.finish.clear()
@@ -261,7 +261,7 @@ async def test_a_crashing_download_reaches_every_waiter_and_cleans_up(
     assert len(downloader.calls) == 1
 
 
-async def test_a_cancelled_waiter_does_not_stop_a_download_others_wait_for(blobs: BlobStore) -> None:
+async def test_a_cancelled_waiter_does_not_stop_a_download_others_wait_for(blobs: BlobService) -> None:
     downloader = FakeDownloader()
     downloader.finish.clear()
     leaving = asyncio.create_task(blobs.fetch(INFO, downloader, timeout=1.0))
@@ -278,7 +278,7 @@ async def test_a_cancelled_waiter_does_not_stop_a_download_others_wait_for(blobs
 
 
 async def test_the_last_waiter_leaving_cancels_the_download_and_a_new_fetch_starts_afresh(
-    blobs: BlobStore, store: MemoryStore, files: LocalBlobFiles
+    blobs: BlobService, store: MemoryStore, files: LocalBlobFiles
 ) -> None:
     downloader = FakeDownloader()
     downloader.finish.clear()
@@ -298,7 +298,7 @@ async def test_the_last_waiter_leaving_cancels_the_download_and_a_new_fetch_star
 
 
 async def test_a_download_again_after_a_refused_file_id_keeps_nothing_stale(
-    blobs: BlobStore, store: MemoryStore
+    blobs: BlobService, store: MemoryStore
 ) -> None:
     downloader = FakeDownloader()
     await blobs.fetch(INFO, downloader, timeout=1.0)
@@ -307,7 +307,7 @@ async def test_a_download_again_after_a_refused_file_id_keeps_nothing_stale(
 
     await blobs.clear_file_id(KEY)
 
-    assert not await blobs.has_blob(KEY)
+    assert await blobs.find(KEY) is None
     record = (await blobs.fetch(INFO, downloader, timeout=1.0)).unwrap()
     assert record.file_id is None
     assert record.file_name is not None
@@ -315,7 +315,7 @@ async def test_a_download_again_after_a_refused_file_id_keeps_nothing_stale(
 
 
 async def test_downloading_again_while_a_file_id_is_known_keeps_the_file_id(
-    blobs: BlobStore, store: MemoryStore
+    blobs: BlobService, store: MemoryStore
 ) -> None:
     downloader = FakeDownloader()
     await blobs.fetch(INFO, downloader, timeout=1.0)
@@ -331,18 +331,18 @@ async def test_downloading_again_while_a_file_id_is_known_keeps_the_file_id(
 # do we have it? -------------------------------------------------------------------------------
 
 
-async def test_has_blob_is_a_file_id_or_bytes_that_still_exist(
-    blobs: BlobStore, store: MemoryStore, files: LocalBlobFiles
+async def test_found_is_a_file_id_or_bytes_that_still_exist(
+    blobs: BlobService, store: MemoryStore, files: LocalBlobFiles
 ) -> None:
-    assert not await blobs.has_blob(KEY)
+    assert await blobs.find(KEY) is None
     record = (await blobs.fetch(INFO, FakeDownloader(), timeout=1.0)).unwrap()
-    assert await blobs.has_blob(KEY)
+    assert await blobs.find(KEY) is not None
     assert await blobs.find(KEY) == record
     assert blobs.path_of(record) == files.path_of(blob_file_name(KEY, "mp4"))
 
     assert record.file_name is not None
     files.path_of(record.file_name).unlink()
-    assert not await blobs.has_blob(KEY)
+    assert await blobs.find(KEY) is None
 
     await blobs.record_sent(KEY, "F1", "U1")
     found = await blobs.find(KEY)
@@ -356,7 +356,7 @@ async def test_has_blob_is_a_file_id_or_bytes_that_still_exist(
 
 
 async def test_release_after_sending_unlinks_the_bytes_and_keeps_the_file_id(
-    blobs: BlobStore, store: MemoryStore, files: LocalBlobFiles
+    blobs: BlobService, store: MemoryStore, files: LocalBlobFiles
 ) -> None:
     await blobs.fetch(INFO, FakeDownloader(), timeout=1.0)
     await blobs.record_sent(KEY, "F1", "U1")
@@ -368,11 +368,11 @@ async def test_release_after_sending_unlinks_the_bytes_and_keeps_the_file_id(
     assert row is not None
     assert (row.file_id, row.file_name) == ("F1", None)
     assert await files.listing() == []
-    assert await blobs.has_blob(KEY)
+    assert await blobs.find(KEY) is not None
 
 
 async def test_release_keeps_unsent_bytes_for_a_day(
-    blobs: BlobStore, store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
+    blobs: BlobService, store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
 ) -> None:
     await blobs.fetch(INFO, FakeDownloader(), timeout=1.0)
 
@@ -385,7 +385,7 @@ async def test_release_keeps_unsent_bytes_for_a_day(
 
 
 async def test_release_keeps_pinned_bytes_even_when_sent(
-    blobs: BlobStore, store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
+    blobs: BlobService, store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
 ) -> None:
     await blobs.fetch(INFO, FakeDownloader(), timeout=1.0)
     await blobs.record_sent(KEY, "F1", "U1")
@@ -399,7 +399,7 @@ async def test_release_keeps_pinned_bytes_even_when_sent(
 
 
 async def test_a_release_waits_for_a_fetch_of_the_same_key_in_progress(
-    blobs: BlobStore, store: MemoryStore, files: LocalBlobFiles
+    blobs: BlobService, store: MemoryStore, files: LocalBlobFiles
 ) -> None:
     downloader = FakeDownloader()
     await blobs.fetch(INFO, downloader, timeout=1.0)

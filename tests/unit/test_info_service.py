@@ -68,11 +68,16 @@ class FakeDownloader:
 class FailingStore(MemoryStore):
     """A store whose cache calls raise, as a locked or broken database would."""
 
-    def __init__(self, *, reads: bool = False, writes: bool = False, evictions: bool = False) -> None:
+    def __init__(
+        self, *, reads: bool = False, writes: bool = False, evictions: bool = False, bug: bool = False
+    ) -> None:
         super().__init__()
         self.fail_reads, self.fail_writes, self.fail_evictions = reads, writes, evictions
+        self.bug = bug
 
     async def cached_info(self, url: str, fresh_after: float) -> list[VideoInfo] | None:
+        if self.bug:
+            raise TypeError("a bug in the adapter")
         if self.fail_reads:
             raise StoreError("database is locked")
         return await super().cached_info(url, fresh_after)
@@ -84,7 +89,7 @@ class FailingStore(MemoryStore):
 
     async def evict_info(self, url: str) -> None:
         if self.fail_evictions:
-            raise RuntimeError("driver bug")
+            raise StoreError("database is locked")
         await super().evict_info(url)
 
 
@@ -214,6 +219,17 @@ async def test_a_failed_eviction_still_returns_the_tool_failure(
 
     assert result == Failure(BROKEN)
     assert "could not evict" in caplog.text
+
+
+async def test_a_bug_behind_the_cache_is_not_swallowed(
+    downloader: FakeDownloader, clock: VirtualClock
+) -> None:
+    service = InfoService(FailingStore(bug=True), downloader, clock)
+
+    with pytest.raises(TypeError, match="a bug in the adapter"):
+        await service.scrape(SHORT, timeout=30.0)
+
+    assert downloader.scraped == []
 
 
 async def test_an_empty_scrape_is_not_cached(

@@ -2,8 +2,9 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 
-from entrypoints.logs import JsonFormatter, KeyValueFormatter
+from entrypoints.logs import JsonFormatter, KeyValueFormatter, configure_logging
 
 
 def record(message: str, **extra: object) -> logging.LogRecord:
@@ -36,3 +37,49 @@ def test_json_lines_parse_and_carry_the_job_fields() -> None:
 
 def test_multiline_messages_stay_on_one_line() -> None:
     assert "\n" not in KeyValueFormatter().format(record("two\nlines"))
+
+
+def failing_record() -> logging.LogRecord:
+    try:
+        raise ConnectionError("Cannot connect to host api.telegram.org:443\nssl:default")
+    except ConnectionError:
+        rec = record("getMe failed")
+        rec.exc_info = sys.exc_info()
+        return rec
+
+
+def test_an_error_is_one_short_line_without_its_traceback() -> None:
+    line = KeyValueFormatter().format(failing_record())
+    assert "\n" not in line
+    assert 'error="ConnectionError: Cannot connect to host api.telegram.org:443 ssl:default"' in line
+    assert "Traceback" not in line
+    assert "traceback=" not in line
+
+
+def test_at_debug_level_the_text_line_adds_the_traceback() -> None:
+    line = KeyValueFormatter(tracebacks=True).format(failing_record())
+    assert "\n" not in line
+    assert 'traceback="Traceback (most recent call last):' in line
+
+
+def test_json_keeps_the_traceback_in_its_own_field() -> None:
+    data = json.loads(JsonFormatter().format(failing_record()))
+    assert data["error"] == "ConnectionError: Cannot connect to host api.telegram.org:443 ssl:default"
+    assert data["traceback"].startswith("Traceback (most recent call last):")
+    assert "raise ConnectionError" in data["traceback"]
+
+
+def test_the_configured_level_decides_about_tracebacks() -> None:
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    try:
+        configure_logging("text", "debug")
+        formatter = root.handlers[0].formatter
+        assert isinstance(formatter, KeyValueFormatter)
+        assert "traceback=" in formatter.format(failing_record())
+        configure_logging("text", "info")
+        assert "traceback=" not in root.handlers[0].format(failing_record())
+        assert root.level == logging.INFO
+    finally:
+        root.handlers[:], level = saved
+        root.setLevel(level)

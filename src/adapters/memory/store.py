@@ -16,6 +16,7 @@ from ports.jobs import FailedJob, Guard, HandledUrlGuard, Job, JobStore, NewJob,
 from ports.json import Payload
 from ports.media import VideoInfo
 from ports.pending import CancelOutcome, PendingRequest, PendingStore
+from ports.secrets import InstallSecrets
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +26,7 @@ class _CachedInfo:
     created_at: float
 
 
-class MemoryStore(JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls):
+class MemoryStore(JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls, InstallSecrets):
     def __init__(self) -> None:
         self._jobs: dict[int, Job] = {}
         self._failed: dict[int, FailedJob] = {}
@@ -35,6 +36,7 @@ class MemoryStore(JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls):
         self._pending: dict[str, PendingRequest] = {}
         self._blobs: dict[str, BlobRecord] = {}
         self._info: dict[str, _CachedInfo] = {}
+        self._secrets: dict[str, bytes] = {}
 
     async def close(self) -> None:
         return None
@@ -283,6 +285,13 @@ class MemoryStore(JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls):
 
     # HandledUrls -----------------------------------------------------------------------
 
+    async def remember_message(self, chat_id: int, message_id: int, now: float) -> None:
+        # The empty URL marks the message itself: no link is ever empty, so it never blocks a job.
+        self._handled.setdefault((chat_id, message_id, ""), now)
+
+    async def knows_message(self, chat_id: int, message_id: int) -> bool:
+        return any(chat == chat_id and message == message_id for chat, message, _ in self._handled)
+
     async def forget_handled(self, chat_id: int, message_id: int, url: str) -> None:
         self._handled.pop((chat_id, message_id, url), None)
 
@@ -291,3 +300,8 @@ class MemoryStore(JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls):
         for key in old:
             del self._handled[key]
         return len(old)
+
+    # InstallSecrets --------------------------------------------------------------------
+
+    async def install_secret(self, name: str, candidate: bytes) -> bytes:
+        return self._secrets.setdefault(name, bytes(candidate))

@@ -32,7 +32,7 @@ from adapters.net.proxy_request import (
     origin_request,
 )
 from adapters.net.proxy_session import HOST, ProxySession, session_for
-from adapters.net.relay import Stream, plain_downstream, relay
+from adapters.net.relay import UPSTREAM_BUFFER, Stream, plain_downstream, relay
 from adapters.net.resolver import SystemResolver
 from ports.net import EgressPolicy, EgressProxy, HostResolver, refusal_phrase
 
@@ -189,7 +189,7 @@ class ForwardProxy(EgressProxy):
         for address in addresses:
             with contextlib.suppress(OSError, TimeoutError):
                 async with asyncio.timeout(self._connect_timeout):
-                    reader, writer = await asyncio.open_connection(address, port, limit=MAX_HEAD_BYTES)
+                    reader, writer = await asyncio.open_connection(address, port, limit=UPSTREAM_BUFFER)
                 return Stream(reader, writer)
         await _reply(client, answer(502, f"Could not connect to {_ascii(host)}:{port}"))
         return None

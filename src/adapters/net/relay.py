@@ -13,7 +13,10 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-CHUNK = 64 * 1024
+CHUNK = 256 * 1024
+"""Bytes per read; with the upstream's reader buffer (UPSTREAM_BUFFER) it sets the relay's pace."""
+UPSTREAM_BUFFER = 1024 * 1024
+"""The upstream reader's limit: what it buffers before pausing the socket, and the longest response head."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -131,6 +131,18 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX handled_urls_created_at ON handled_urls (created_at)",
         ),
     ),
+    Migration(
+        "install secrets",
+        (
+            """
+            CREATE TABLE install_secrets (
+                name TEXT PRIMARY KEY,
+                value BLOB NOT NULL,
+                created_at REAL NOT NULL
+            ) WITHOUT ROWID
+            """,
+        ),
+    ),
 )
 
 

@@ -8,6 +8,8 @@ unpack.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 from collections.abc import Collection, Sequence
 from functools import partial
@@ -187,6 +189,21 @@ _EVICT_INFO = """
             WHERE alias.value IN doomed
         )
 """
+# The empty URL marks the message itself: no link is ever empty, so it never blocks a job.
+_REMEMBER_MESSAGE = """
+    INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES (?, ?, '', ?)
+    ON CONFLICT DO NOTHING
+"""
+_KNOWS_MESSAGE = "SELECT 1 FROM handled_urls WHERE chat_id = ? AND message_id = ? LIMIT 1"
+
+# Install secrets -------------------------------------------------------------------------------
+
+_KEEP_FIRST_CANDIDATE = """
+    INSERT INTO install_secrets (name, value, created_at)
+    VALUES (?, ?, (julianday('now') - 2440587.5) * 86400.0)
+    ON CONFLICT DO NOTHING
+"""
+_STORED_VALUE = "SELECT value FROM install_secrets WHERE name = ?"
 
 
 class SqliteStore(Store):
@@ -210,8 +227,9 @@ class SqliteStore(Store):
         if level not in SYNCHRONOUS_LEVELS:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS_LEVELS}, not {synchronous!r}")
         try:
+            _owner_only(path)
             connection = await connect(path)
-        except DRIVER_ERRORS as error:
+        except (*DRIVER_ERRORS, OSError) as error:
             raise StoreError(f"cannot open the SQLite file {path}: {error}") from error
         try:
             busy_ms = int(busy_timeout_seconds * 1000)
@@ -519,6 +537,15 @@ class SqliteStore(Store):
 
     # HandledUrls -----------------------------------------------------------------------
 
+    async def remember_message(self, chat_id: int, message_id: int, now: float) -> None:
+        await self._write(lambda c: c.execute(_REMEMBER_MESSAGE, (chat_id, message_id, now)))
+
+    async def knows_message(self, chat_id: int, message_id: int) -> bool:
+        found: bool = await self._read(
+            lambda c: c.execute(_KNOWS_MESSAGE, (chat_id, message_id)).fetchone() is not None
+        )
+        return found
+
     async def forget_handled(self, chat_id: int, message_id: int, url: str) -> None:
         sql = "DELETE FROM handled_urls WHERE chat_id = ? AND message_id = ? AND url = ?"
         await self._write(lambda c: c.execute(sql, (chat_id, message_id, url)))
@@ -526,6 +553,16 @@ class SqliteStore(Store):
     async def sweep_handled(self, created_before: float) -> int:
         count: int = await self._write(lambda c: c.execute(_SWEEP_HANDLED, (created_before,)).rowcount)
         return count
+
+    # InstallSecrets --------------------------------------------------------------------
+
+    async def install_secret(self, name: str, candidate: bytes) -> bytes:
+        def work(c: sqlite3.Connection) -> bytes:
+            c.execute(_KEEP_FIRST_CANDIDATE, (name, candidate))
+            return bytes(c.execute(_STORED_VALUE, (name,)).fetchone()[0])
+
+        secret: bytes = await self._write(work)
+        return secret
 
 
 def _insert_job(c: sqlite3.Connection, job: NewJob, payload: str, now: float) -> int:
@@ -536,6 +573,17 @@ def _insert_job(c: sqlite3.Connection, job: NewJob, payload: str, now: float) ->
     if job_id is None:  # pragma: no cover - an INSERT into a rowid table always has one
         raise sqlite3.InternalError("INSERT INTO jobs returned no rowid")
     return job_id
+
+
+def _owner_only(path: Path) -> None:
+    """The file holds the install's signing secret: only its owner may read it. SQLite gives the
+    -wal and -shm files the main file's mode, so creating that one right is enough."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    mode = path.stat().st_mode & 0o777
+    if mode & 0o077:
+        # Another user's file (a shared volume) stays as its owner made it.
+        with contextlib.suppress(PermissionError):
+            os.chmod(path, mode & 0o700)
 
 
 def _prepare(connection: sqlite3.Connection, *, synchronous: str, busy_ms: int) -> None:

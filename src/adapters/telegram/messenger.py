@@ -6,6 +6,7 @@ error_code (None for a network failure) and retry_after, for the core to classif
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -51,6 +52,7 @@ VIDEO_REQUEST_TIMEOUT_SECONDS = 600
 """An upload of 50 MB over a slow link takes longer than the session's default minute."""
 
 _NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+_TOKEN_IN_URL = re.compile(r"/bot[0-9]+:[A-Za-z0-9_-]+/")
 _ORIGINAL = "\nOriginal description: "
 _STATUS: tuple[tuple[type[TelegramAPIError], int], ...] = (
     (TelegramEntityTooLarge, 413),
@@ -65,6 +67,15 @@ _STATUS: tuple[tuple[type[TelegramAPIError], int], ...] = (
 
 def to_messenger_error(error: AiogramError) -> MessengerError:
     """Telegram's verdict in the port's terms; code None means "no answer" (network, garbled)."""
+    translated = _translate(error)
+    # A network error names the request URL, which carries the bot token; the description ends up
+    # in logs, the dead-letter table and the 💥 line a user reads.
+    translated.description = _TOKEN_IN_URL.sub("/bot<token>/", translated.description)
+    translated.args = (translated.description,)
+    return translated
+
+
+def _translate(error: AiogramError) -> MessengerError:
     if isinstance(error, TelegramRetryAfter):
         return MessengerError(_original(error.message), 429, float(error.retry_after))
     if isinstance(error, TelegramMigrateToChat):
@@ -156,6 +167,12 @@ class TelegramMessenger(Messenger):
                 parse_mode=HTML if html else None,
                 link_preview_options=_NO_PREVIEW,
                 reply_markup=inline_keyboard(keyboard),
+            )
+
+    async def edit_keyboard(self, chat_id: int, message_id: int, keyboard: Keyboard | None) -> None:
+        async with _translated():
+            await self._bot.edit_message_reply_markup(
+                chat_id=chat_id, message_id=message_id, reply_markup=inline_keyboard(keyboard)
             )
 
     async def delete_message(self, chat_id: int, message_id: int) -> None:

@@ -134,7 +134,10 @@ class YtDlpDownloader(Downloader):
             if (refusal := _refuse_url(url)) is not None:
                 return Failure(refusal)
         info_file = staging / INFO_JSON_NAME
-        await asyncio.to_thread(info_file.write_text, info.info_json, "utf-8")
+        try:
+            await asyncio.to_thread(info_file.write_text, info.info_json, "utf-8")
+        except OSError as e:
+            return Failure(ToolFailure(f"ERROR: could not write the info file: {e}\n", exit_code=None))
         fmt = ("-f", info.format_id) if SAFE_FORMAT_ID.fullmatch(info.format_id) else ()
         args = (
             *_COMMON,
@@ -227,7 +230,12 @@ def _failure(outcome: Exit) -> ToolFailure:
 
 
 def _produced_file(staging: Path, outcome: Exit) -> Result[Path, ToolFailure]:
-    produced = sorted(p for p in staging.iterdir() if p.is_file() and not p.name.endswith(_LEFTOVER_SUFFIXES))
+    try:
+        produced = sorted(
+            p for p in staging.iterdir() if p.is_file() and not p.name.endswith(_LEFTOVER_SUFFIXES)
+        )
+    except OSError as e:
+        return Failure(ToolFailure(f"ERROR: could not read the staging folder: {e}\n", exit_code=None))
     if len(produced) == 1:
         return Success(produced[0])
     names = ", ".join(p.name for p in produced) or "none"

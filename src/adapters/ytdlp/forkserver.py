@@ -331,7 +331,7 @@ class _Server:
 
 
 class ForkedChild:
-    """A run forked by a server: the `process.Child` that `ChildProcesses` drives."""
+    """A run forked by a server: the `adapters.process.Child` that `ChildProcesses` drives."""
 
     def __init__(
         self,

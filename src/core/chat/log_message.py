@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from core.chat.html_chunks import split_html, strip_tags
-from core.classify import ApiVerdict, classify_telegram, is_message_gone, is_not_modified, is_parse_error
+from core.telegram_errors import (
+    ApiVerdict,
+    classify_telegram,
+    is_message_gone,
+    is_not_modified,
+    is_parse_error,
+)
 from ports.clock import Clock
 from ports.json import JsonValue, Payload
 from ports.messenger import Messenger, MessengerError

@@ -1,8 +1,9 @@
 """Scraped info, cached: a second request for a URL (or one of its aliases) skips yt-dlp.
 
-The cache is an optimisation, never a source of failure: a read or write that fails is
-logged and the scrape goes on. A yt-dlp error evicts the URL and its aliases, because the
-cached info (signed media URLs, a removed post) may be what broke.
+The cache is an optimisation, never a source of failure: a read or write the store cannot do
+(StoreError) is logged and the scrape goes on; anything else is a bug and propagates. A yt-dlp
+error evicts the URL and its aliases, because the cached info (signed media URLs, a removed
+post) may be what broke.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from returns.result import Failure, Result, Success
 from core.media.keyed_lock import KeyedLock
 from ports.caches import InfoCache
 from ports.clock import Clock
+from ports.errors import StoreError
 from ports.media import Downloader, OutputSink, ToolFailure, VideoInfo
 
 log = logging.getLogger("vidrelay.info_cache")
@@ -76,7 +78,7 @@ class InfoService:
         """Forget `url` and its aliases, so the next request scrapes again."""
         try:
             await self._cache.evict_info(url)
-        except Exception:
+        except StoreError:
             log.warning("info cache: could not evict %s", url, exc_info=True)
 
     async def sweep(self) -> int:
@@ -89,14 +91,14 @@ class InfoService:
     async def _cached(self, url: str) -> list[VideoInfo] | None:
         try:
             return await self._cache.cached_info(url, fresh_after=self._clock.now() - self._ttl)
-        except Exception:
+        except StoreError:
             log.warning("info cache: read failed for %s; scraping instead", url, exc_info=True)
             return None
 
     async def _store(self, url: str, entries: list[VideoInfo]) -> None:
         try:
             await self._cache.cache_info(_aliases(url, entries), entries, self._clock.now())
-        except Exception:
+        except StoreError:
             log.warning("info cache: write failed for %s; the scrape stands", url, exc_info=True)
 
 

@@ -1,40 +1,34 @@
-"""Inline mode: `@bot <url>` in any chat.
+"""`download_inline`: the video for an inline placeholder the user picked.
 
-A cached video (Telegram already has its file_id) is answered at once. Otherwise the user picks
-a placeholder, and `download_inline` — a durable job like any other — downloads, uploads to the
-cache chat to obtain a file_id, and swaps the placeholder's media in place.
+The path is the shared `Delivery`, told nothing on the way; what is this job's own is where the
+video goes: uploaded to the cache chat for a file_id (unless Telegram has it already), which
+then replaces the placeholder's media in place, with the variant the user chose.
 """
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass
-
 from returns.result import Failure, Success
 
 from core import texts
-from core.blobs import blob_key
-from core.jobs.registry import JobContext, JobFailure, JobOutcome
-from core.pipeline.download import Services, api_failure, tool_failure, video_meta
+from core.jobs.registry import JobContext, JobOutcome
+from core.pipeline.delivery import Delivery, Destination, Quiet, video_meta
+from core.pipeline.failures import api_failure, bad_payload, too_large
 from core.pipeline.request import InlineRequest
+from core.pipeline.services import PipelineConfig, Services
 from ports.blobs import BlobRecord
-from ports.caches import InfoCache
-from ports.clock import Clock
 from ports.media import VideoInfo
-from ports.messenger import Button, Keyboard, MessengerError, VideoFile
+from ports.messenger import (
+    Button,
+    Keyboard,
+    Messenger,
+    MessengerError,
+    SentVideo,
+    StoredVideo,
+    VideoFile,
+    VideoMeta,
+)
 
-log = logging.getLogger("vidrelay.inline")
-
-DOWNLOAD_INLINE = "download_inline"
-INFO_TTL_SECONDS = 6 * 3600.0
 VARIANTS = ("full", "no_caption", "no_source")
-
-
-@dataclass(frozen=True, slots=True)
-class CachedVideo:
-    info: VideoInfo
-    record: BlobRecord
-    file_id: str
 
 
 def variant_caption(info: VideoInfo, variant: str) -> str | None:
@@ -45,85 +39,51 @@ def variant_keyboard(url: str, variant: str) -> Keyboard | None:
     return None if variant == "no_source" else [[Button("🔗 Source", url=url)]]
 
 
-class InlineLookup:
-    """Answers an inline query from what is already known: no scrape, no download."""
-
-    def __init__(self, cache: InfoCache, services: Services, clock: Clock) -> None:
-        self._cache = cache
-        self._s = services
-        self._clock = clock
-
-    async def cached(self, url: str) -> CachedVideo | None:
-        entries = await self._cache.cached_info(url, self._clock.now() - INFO_TTL_SECONDS)
-        videos = [e for e in entries or [] if e.has_video]
-        if not videos:
-            return None
-        record = await self._s.blobs.find(blob_key(videos[0]))
-        if record is None or record.file_id is None:
-            return None
-        return CachedVideo(videos[0], record, record.file_id)
-
-
 class DownloadInline:
     def __init__(self, services: Services, cache_chat_id: int, upload_limit: int, timeout: float) -> None:
         self._s = services
         self._cache_chat_id = cache_chat_id
-        self._limit = upload_limit
-        self._timeout = timeout
+        config = PipelineConfig(upload_limit_bytes=upload_limit, ytdlp_timeout_seconds=timeout)
+        self._delivery = Delivery(services, config)
 
     async def run(self, context: JobContext) -> JobOutcome:
         try:
             request = InlineRequest.from_payload(context.payload)
         except ValueError as error:
-            return Failure(JobFailure(f"bad job payload: {error}", permanent=True))
-        allowed = await self._s.guard.check(request.url)
-        if isinstance(allowed, Failure):
-            return Failure(JobFailure(f"refused: {allowed.failure()}", permanent=True, code="refused"))
-        scraped = await self._s.info.scrape(request.url, timeout=self._timeout)
-        if isinstance(scraped, Failure):
-            return tool_failure(scraped.failure())
-        videos = [e for e in scraped.unwrap() if e.has_video]
-        if not videos:
-            return Failure(JobFailure("No video found at this link", permanent=True, code="not_a_video"))
-        return await self._deliver(request, videos[0])
+            return Failure(bad_payload(error))
+        videos = await self._delivery.videos(request.url, Quiet())
+        if isinstance(videos, Failure):
+            return videos
+        info = videos.unwrap()[0]
+        placeholder = _Placeholder(request, info, self._s.messenger, self._cache_chat_id)
+        return await self._delivery.deliver(info, placeholder, Quiet())
 
-    async def _deliver(self, request: InlineRequest, info: VideoInfo) -> JobOutcome:
-        key = blob_key(info)
-        record = await self._s.blobs.find(key)
-        if record is None or record.file_id is None:
-            fetched = await self._s.blobs.fetch(info, self._s.downloader, timeout=self._timeout)
-            if isinstance(fetched, Failure):
-                return tool_failure(fetched.failure())
-            record = fetched.unwrap()
-            uploaded = await self._upload(record, info)
-            if isinstance(uploaded, Failure):
-                return uploaded
-        return await self._swap(request, info, record)
 
-    async def _upload(self, record: BlobRecord, info: VideoInfo) -> JobOutcome:
-        if (record.size or 0) > self._limit:
-            return Failure(JobFailure(texts.too_large(record.size or 0), permanent=True, code="too_large"))
-        path = self._s.blobs.path_of(record)
-        if path is None:
-            return Failure(JobFailure("the downloaded file vanished before the upload"))
+class _Placeholder(Destination):
+    def __init__(
+        self, request: InlineRequest, info: VideoInfo, messenger: Messenger, cache_chat_id: int
+    ) -> None:
+        self._request = request
+        self._info = info
+        self._messenger = messenger
+        self._cache_chat_id = cache_chat_id
+
+    async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
+        return None  # the user asked for this very video
+
+    async def too_large(self, size: int) -> JobOutcome:
+        return Failure(too_large(size))
+
+    async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
+        if isinstance(video, StoredVideo):
+            return None  # the swap needs only the file_id
+        return await self._messenger.send_video(self._cache_chat_id, video, meta)
+
+    async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
+        request = self._request
+        meta = video_meta(record, self._info, variant_caption(self._info, request.variant))
         try:
-            sent = await self._s.messenger.send_video(
-                self._cache_chat_id, VideoFile(path), video_meta(record, info, None)
-            )
-        except MessengerError as error:
-            return Failure(api_failure(error))
-        await self._s.blobs.record_sent(record.key, sent.file_id, sent.file_unique_id)
-        await self._s.blobs.release(record.key)
-        return Success(None)
-
-    async def _swap(self, request: InlineRequest, info: VideoInfo, record: BlobRecord) -> JobOutcome:
-        refreshed = await self._s.blobs.find(record.key)
-        file_id = refreshed.file_id if refreshed else None
-        if file_id is None:
-            return Failure(JobFailure("Telegram gave no file id for the upload"))
-        meta = video_meta(record, info, variant_caption(info, request.variant))
-        try:
-            await self._s.messenger.edit_inline_video(
+            await self._messenger.edit_inline_video(
                 request.inline_message_id,
                 file_id,
                 meta,

@@ -1,33 +1,64 @@
-"""`@bot <url>` as the bot sees it: answer from what is known, or queue the variant the user picked."""
+"""`@bot <url>` as the bot sees it: answer from what is known, or queue the variant the user picked.
+
+Every result id the bot answers with is a signed offer (core.trust.inline_offers): a chosen result
+queues work only when the bot offered that very result to that user for that link, recently.
+"""
 
 from __future__ import annotations
 
-from core.pipeline.download import JobSubmitter
-from core.pipeline.inline import DOWNLOAD_INLINE, VARIANTS, CachedVideo, InlineLookup
+import logging
+
+from core.pipeline.inline import VARIANTS
+from core.pipeline.inline_lookup import CachedVideo, InlineLookup
+from core.pipeline.job_names import DOWNLOAD_INLINE
 from core.pipeline.request import InlineRequest
+from core.pipeline.services import JobSubmitter
+from core.trust.inline_offers import Offer, chosen_offer, offer_id
+from core.trust.keys import InstallKeys
 from core.urls import Entity, extract_urls
+from ports.clock import Clock
+
+log = logging.getLogger("vidrelay.inline")
+
+PURPOSE = "inline_result"
+CACHED_PREFIX = "cached_"
+"""Labels of results that already are the video: choosing one leaves nothing to fetch."""
 
 
 def url_in(query: str) -> str | None:
     """Telegram sends an inline query without entities: the whole query is taken as the link."""
-    whole = Entity("url", 0, len(query.encode("utf-16-le")) // 2)
+    whole = Entity("url", 0, len(query.encode("utf-16-le", "surrogatepass")) // 2)
     urls = extract_urls(query, [whole])
     return urls[0] if urls else None
 
 
 class InlineRequests:
-    def __init__(self, lookup: InlineLookup, jobs: JobSubmitter) -> None:
+    def __init__(self, lookup: InlineLookup, jobs: JobSubmitter, keys: InstallKeys, clock: Clock) -> None:
         self._lookup = lookup
         self._jobs = jobs
+        self._keys = keys
+        self._clock = clock
 
     async def cached(self, url: str) -> CachedVideo | None:
         return await self._lookup.cached(url)
 
-    async def choose(self, query: str, inline_message_id: str | None, user_id: int, variant: str) -> bool:
+    async def result_id(self, user_id: int, url: str, variant: str, *, cached: bool) -> str:
+        """The id of the result offering `variant` of `url` to `user_id` now."""
+        label = f"{CACHED_PREFIX}{variant}" if cached else variant
+        return offer_id(await self._keys.key(PURPOSE), Offer(label, user_id, url), self._clock.now())
+
+    async def choose(self, query: str, inline_message_id: str | None, user_id: int, result_id: str) -> bool:
         """False when there is nothing to swap in: no placeholder message, or not one of ours."""
         url = url_in(query)
-        if url is None or inline_message_id is None or variant not in VARIANTS:
+        if url is None or inline_message_id is None:
             return False
-        request = InlineRequest(url, inline_message_id, user_id, variant)
+        key = await self._keys.key(PURPOSE)
+        offer = chosen_offer(key, result_id, user_id, url, self._clock.now())
+        if offer is None:
+            log.info("ignored a chosen inline result the bot did not offer", extra={"user_id": user_id})
+            return False
+        if offer.label not in VARIANTS:
+            return False  # a cached video: it is already the message
+        request = InlineRequest(url, inline_message_id, user_id, offer.label)
         await self._jobs.submit(DOWNLOAD_INLINE, request.to_payload(), owner_id=user_id)
         return True

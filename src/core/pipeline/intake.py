@@ -6,16 +6,22 @@ each job, so an edited message re-runs only URLs that are new to it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from returns.result import Failure
 
-from core.pipeline.download import DOWNLOAD_VIDEO, JobSubmitter, site_key
-from core.pipeline.request import DownloadRequest
+from core.pipeline.job_names import DOWNLOAD_VIDEO
+from core.pipeline.request import PRIVATE, DownloadRequest
+from core.pipeline.services import JobSubmitter
 from core.pipeline.url_guard import UrlGuard
-from core.urls import Entity, extract_urls
+from core.urls import Entity, extract_urls, site_key
+from ports.caches import HandledUrls
+from ports.clock import Clock
 from ports.jobs import HandledUrlGuard, JobStore
+
+log = logging.getLogger("vidrelay.intake")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +33,8 @@ class IncomingMessage:
     text: str | None
     entities: Sequence[Entity]
     verbose: bool = False
+    edited: bool = False
+    """An edit of a message sent earlier: it may re-run only a message the bot read."""
 
 
 @dataclass
@@ -43,6 +51,8 @@ class LinkIntake:
         jobs: JobSubmitter,
         queue: JobStore,
         guard: UrlGuard,
+        seen: HandledUrls,
+        clock: Clock,
         *,
         max_queued_per_user: int,
         allowed_chat_ids: Collection[int] = (),
@@ -50,6 +60,8 @@ class LinkIntake:
         self._jobs = jobs
         self._queue = queue
         self._guard = guard
+        self._seen = seen
+        self._clock = clock
         self._cap = max_queued_per_user
         self._allowed = frozenset(allowed_chat_ids)
 
@@ -58,7 +70,7 @@ class LinkIntake:
 
     async def accept(self, message: IncomingMessage) -> IntakeReport:
         report = IntakeReport()
-        if not self.allows_chat(message.chat_id):
+        if not self.allows_chat(message.chat_id) or not await self._read_before(message):
             return report
         urls = extract_urls(message.text, message.entities)
         if not urls:
@@ -78,6 +90,18 @@ class LinkIntake:
             report.accepted.append(url)
             queued += 1
         return report
+
+    async def _read_before(self, message: IncomingMessage) -> bool:
+        """Only private edits re-run links, so only private messages are remembered; an edit of a
+        message the bot never read (sent before it ran, in a chat it never saw, swept) is ignored."""
+        if not message.edited:
+            if message.chat_type == PRIVATE:
+                await self._seen.remember_message(message.chat_id, message.message_id, self._clock.now())
+            return True
+        if await self._seen.knows_message(message.chat_id, message.message_id):
+            return True
+        log.info("ignored an edit of a message the bot never read", extra={"chat_id": message.chat_id})
+        return False
 
     async def _enqueue(self, message: IncomingMessage, url: str) -> int | None:
         request = DownloadRequest(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 from ports.json import JsonValue, Payload
 
@@ -33,6 +33,18 @@ class DownloadRequest:
     @property
     def private(self) -> bool:
         return self.chat_type == PRIVATE
+
+    def for_job(self, *, entry_index: int | None, confirmed: bool, verbose: bool) -> DownloadRequest:
+        """The request another job starts from: this link and message, none of this attempt's state."""
+        return replace(
+            self,
+            entry_index=entry_index,
+            confirmed=confirmed,
+            verbose=verbose,
+            info_shown=False,
+            reported_attempt=1,
+            log={},
+        )
 
     def to_payload(self) -> Payload:
         return {f.name: getattr(self, f.name) for f in fields(self)}

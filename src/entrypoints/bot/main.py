@@ -1,7 +1,8 @@
 """`vidrelay run`: the bot process.
 
-Start order: store → engine (boot recovery, dead-lettering of jobs that killed earlier boots) →
-polling. Stop order on SIGTERM/SIGINT: stop polling → stop claiming and let in-flight jobs
+Start order: store → Telegram's getMe (asked again with a capped backoff while Telegram does not
+answer; a refused token exits 2) → engine (boot recovery, dead-lettering of jobs that killed
+earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop polling → stop claiming and let in-flight jobs
 finish for the grace period → close. A polling loop that dies is fatal: logged, exit 1.
 """
 
@@ -16,7 +17,10 @@ import sys
 from aiogram import Bot, Dispatcher
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
 from aiohttp import web
+from returns.result import Failure, Success
 
+from adapters.telegram.account import TelegramAccount, token_problem
+from core.startup import reach_chat_service
 from entrypoints.bot.metrics import start_metrics
 from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
@@ -27,9 +31,12 @@ EXIT_OK, EXIT_FATAL, EXIT_USAGE = 0, 1, 2
 
 
 def run_bot(settings: Settings, *, webhook: bool = False) -> int:
-    configure_logging(settings.log_format)
+    configure_logging(settings.log_format, settings.log_level)
     if settings.bot_token is None:
         print("vidrelay: VIDRELAY_BOT_TOKEN is required to run the bot", file=sys.stderr)
+        return EXIT_USAGE
+    if (problem := token_problem(settings.bot_token.get_secret_value())) is not None:
+        print(f"vidrelay: VIDRELAY_BOT_TOKEN {problem}", file=sys.stderr)
         return EXIT_USAGE
     if webhook and (not settings.webhook_url or settings.webhook_secret is None):
         print("vidrelay: --webhook needs VIDRELAY_WEBHOOK_URL and VIDRELAY_WEBHOOK_SECRET", file=sys.stderr)
@@ -42,16 +49,19 @@ def run_bot(settings: Settings, *, webhook: bool = False) -> int:
 
 
 async def serve(settings: Settings, *, webhook: bool = False) -> int:
+    stop = _stop_on_signals()
     container = Container(settings=settings)
     try:
         await container.blob_files().clear_staging()  # a dead process's partial downloads
         engine = await container.engine.async_()
         dispatcher = await container.dispatcher.async_()
         bot = await container.bot.async_()
+        if (refused := await _reach_telegram(container, bot, stop)) is not None:
+            return refused
         await engine.start()
         metrics = await start_metrics(await container.status.async_(), settings.metrics_port)
         try:
-            return await _receive_updates(settings, dispatcher, bot, webhook)
+            return await _receive_updates(settings, dispatcher, bot, webhook, stop)
         finally:
             log.warning("stopping: in-flight jobs may finish for %ss", settings.shutdown_grace_seconds)
             await engine.stop(settings.shutdown_grace_seconds)
@@ -61,11 +71,45 @@ async def serve(settings: Settings, *, webhook: bool = False) -> int:
         await shutdown(container)
 
 
-async def _receive_updates(settings: Settings, dispatcher: Dispatcher, bot: Bot, webhook: bool) -> int:
+def _stop_on_signals() -> asyncio.Event:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
+    return stop
+
+
+async def _reach_telegram(container: Container, bot: Bot, stop: asyncio.Event) -> int | None:
+    """None once Telegram answered getMe; else the exit code (a refusal, or a signal while waiting)."""
+    reaching = asyncio.ensure_future(
+        reach_chat_service(TelegramAccount(bot), container.clock(), container.random())
+    )
+    stopping = asyncio.ensure_future(stop.wait())
+    await asyncio.wait({reaching, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    for task in (reaching, stopping):
+        task.cancel()
+    if not reaching.done() or reaching.cancelled():
+        log.warning("signal received while waiting for Telegram: exiting")
+        return EXIT_OK
+    match reaching.result():
+        case Success(name):
+            log.info("Telegram answered: the bot is %s", name)
+            return None
+        case Failure(refused) if refused.unauthorized:
+            log.critical(
+                "Telegram rejected VIDRELAY_BOT_TOKEN (%s): check the token @BotFather gave",
+                refused.describe(),
+            )
+        case Failure(refused):
+            log.critical(
+                "the Bot API refused getMe (%s): check VIDRELAY_TELEGRAM_API_URL", refused.describe()
+            )
+    return EXIT_USAGE
+
+
+async def _receive_updates(
+    settings: Settings, dispatcher: Dispatcher, bot: Bot, webhook: bool, stop: asyncio.Event
+) -> int:
     if webhook:
         return await _webhook(settings, dispatcher, bot, stop)
     polling = asyncio.create_task(

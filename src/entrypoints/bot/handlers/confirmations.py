@@ -1,44 +1,53 @@
-"""The 👍/👎 buttons under a long video's "are you sure?" prompt."""
+"""The 👍/👎 buttons under a long video's "are you sure?" prompt, and every other button press.
+
+Registered last among the button routers: a press no other conversation claims lands here, and
+data the bot did not sign for the pressed message is answered, never acted on.
+"""
 
 from __future__ import annotations
 
-from aiogram import F, Router
+from aiogram import Router
 from aiogram.types import CallbackQuery, Message
 
 from core import texts
 from core.pipeline.confirm import Confirmations, Decision
+from core.trust.buttons import Press
+
+_ANSWERS: dict[Decision, tuple[str, bool]] = {
+    Decision.CONFIRMED: ("👍 On it!", False),
+    Decision.CANCELLED: ("👎 Cancelled.", False),
+    Decision.NOT_REQUESTER: ("Only the person who sent the link can cancel.", True),
+    Decision.GONE: (texts.NO_LONGER_AVAILABLE, True),
+    Decision.INVALID: (texts.BUTTON_NOT_VALID, True),
+}
+_CLOSING_LINES = {Decision.CONFIRMED: "👍 Downloading it.", Decision.CANCELLED: "👎 Cancelled."}
 
 
 def setup() -> Router:
     router = Router(name="confirmations")
-    router.callback_query.register(on_confirm, F.data.startswith("confirm:"))
-    router.callback_query.register(on_cancel, F.data.startswith("cancel:"))
+    router.callback_query.register(on_press)
     return router
 
 
-def _pending_id(callback_query: CallbackQuery) -> str:
-    return (callback_query.data or "").split(":", 1)[1]
+def press_of(callback_query: CallbackQuery) -> Press:
+    """Where the pressed message is comes from Telegram; the data comes from the client."""
+    message = callback_query.message
+    return Press(
+        data=callback_query.data or "",
+        chat_id=message.chat.id if message is not None else None,
+        message_id=message.message_id if message is not None else None,
+        user_id=callback_query.from_user.id,
+    )
 
 
-async def on_confirm(callback_query: CallbackQuery, confirmations: Confirmations) -> None:
-    """Anyone in the chat may confirm: the prompt asks the chat, not only the sender."""
-    decision = await confirmations.confirm(_pending_id(callback_query))
-    if decision is Decision.CONFIRMED:
-        await callback_query.answer("👍 On it!")
-        await _close_prompt(callback_query, "👍 Downloading it.")
-    else:
-        await callback_query.answer(texts.NO_LONGER_AVAILABLE, show_alert=True)
-
-
-async def on_cancel(callback_query: CallbackQuery, confirmations: Confirmations) -> None:
-    decision = await confirmations.cancel(_pending_id(callback_query), callback_query.from_user.id)
-    if decision is Decision.CANCELLED:
-        await callback_query.answer("👎 Cancelled.")
-        await _close_prompt(callback_query, "👎 Cancelled.")
-    elif decision is Decision.NOT_REQUESTER:
-        await callback_query.answer("Only the person who sent the link can cancel.", show_alert=True)
-    else:
-        await callback_query.answer(texts.NO_LONGER_AVAILABLE, show_alert=True)
+async def on_press(callback_query: CallbackQuery, confirmations: Confirmations) -> None:
+    """Anyone in the chat may confirm (the prompt asks the chat); only the sender may cancel."""
+    decision = await confirmations.press(press_of(callback_query))
+    text, alert = _ANSWERS[decision]
+    await callback_query.answer(text, show_alert=alert)
+    line = _CLOSING_LINES.get(decision)
+    if line is not None:
+        await _close_prompt(callback_query, line)
 
 
 async def _close_prompt(callback_query: CallbackQuery, line: str) -> None:

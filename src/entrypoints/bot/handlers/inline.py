@@ -15,7 +15,8 @@ from aiogram.types import (
 )
 
 from core import texts
-from core.pipeline.inline import VARIANTS, CachedVideo, variant_caption
+from core.pipeline.inline import VARIANTS, variant_caption
+from core.pipeline.inline_lookup import CachedVideo
 from core.pipeline.inline_requests import InlineRequests, url_in
 
 CACHED_SECONDS = 60
@@ -37,11 +38,15 @@ async def on_inline_query(inline_query: InlineQuery, inline: InlineRequests | No
     if url is None:
         await inline_query.answer([], cache_time=PLACEHOLDER_SECONDS, is_personal=True)
         return
+    user_id = inline_query.from_user.id
     cached = await inline.cached(url)
     if cached is not None:
-        await inline_query.answer(_cached_results(url, cached), cache_time=CACHED_SECONDS, is_personal=True)
+        ids = [await inline.result_id(user_id, url, v, cached=True) for v in VARIANTS]
+        results = _cached_results(url, cached, ids)
+        await inline_query.answer(results, cache_time=CACHED_SECONDS, is_personal=True)
         return
-    await inline_query.answer(_placeholders(url), cache_time=PLACEHOLDER_SECONDS, is_personal=True)
+    ids = [await inline.result_id(user_id, url, v, cached=False) for v in VARIANTS]
+    await inline_query.answer(_placeholders(url, ids), cache_time=PLACEHOLDER_SECONDS, is_personal=True)
 
 
 async def on_chosen_inline_result(
@@ -52,31 +57,31 @@ async def on_chosen_inline_result(
         await inline.choose(result.query, result.inline_message_id, result.from_user.id, result.result_id)
 
 
-def _cached_results(url: str, cached: CachedVideo) -> list[InlineQueryResultUnion]:
+def _cached_results(url: str, cached: CachedVideo, ids: list[str]) -> list[InlineQueryResultUnion]:
     return [
         InlineQueryResultCachedVideo(
-            id=variant,
+            id=result_id,
             video_file_id=cached.file_id,
             title=_variant_title(cached.info.title, variant),
             caption=variant_caption(cached.info, variant),
             parse_mode=None,
             reply_markup=_source_button(url) if variant != "no_source" else None,
         )
-        for variant in VARIANTS
+        for variant, result_id in zip(VARIANTS, ids, strict=True)
     ]
 
 
-def _placeholders(url: str) -> list[InlineQueryResultUnion]:
+def _placeholders(url: str, ids: list[str]) -> list[InlineQueryResultUnion]:
     return [
         InlineQueryResultArticle(
-            id=variant,
+            id=result_id,
             title=_variant_title("Send this video", variant),
             description=url,
             input_message_content=InputTextMessageContent(message_text=f"⏳ Fetching {texts.escape(url)}…"),
             # A keyboard is what makes Telegram report the inline_message_id we will edit.
             reply_markup=_source_button(url),
         )
-        for variant in VARIANTS
+        for variant, result_id in zip(VARIANTS, ids, strict=True)
     ]
 
 

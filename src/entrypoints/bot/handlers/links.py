@@ -26,11 +26,11 @@ def setup() -> Router:
     router.message.register(on_migration, F.migrate_to_chat_id)
     router.message.register(on_message, F.text | F.caption)
     # Groups send edits for reactions and pins too: only a private edit can mean "this link instead".
-    router.edited_message.register(on_message, F.chat.type == PRIVATE, F.text | F.caption)
+    router.edited_message.register(on_edited_message, F.chat.type == PRIVATE, F.text | F.caption)
     return router
 
 
-def incoming(message: Message, *, verbose: bool = False) -> IncomingMessage:
+def incoming(message: Message, *, verbose: bool = False, edited: bool = False) -> IncomingMessage:
     text = message.text if message.text is not None else message.caption
     entities = message.entities if message.text is not None else message.caption_entities
     return IncomingMessage(
@@ -42,6 +42,7 @@ def incoming(message: Message, *, verbose: bool = False) -> IncomingMessage:
         text=text,
         entities=_entities(entities),
         verbose=verbose,
+        edited=edited,
     )
 
 
@@ -50,8 +51,14 @@ def _entities(entities: Sequence[MessageEntity] | None) -> list[Entity]:
 
 
 async def on_message(message: Message, intake: LinkIntake, queue_cap: int) -> None:
-    """An edit runs only the URLs new to the message: the handled-URL guard remembers the rest."""
     await _reply_to_report(message, await intake.accept(incoming(message)), queue_cap)
+
+
+async def on_edited_message(edited_message: Message, intake: LinkIntake, queue_cap: int) -> None:
+    """An edit runs only the URLs new to the message (the handled-URL guard remembers the rest),
+    and only of a message the bot read when it was sent."""
+    report = await intake.accept(incoming(edited_message, edited=True))
+    await _reply_to_report(edited_message, report, queue_cap)
 
 
 async def on_verbose(message: Message, intake: LinkIntake, queue_cap: int) -> None:

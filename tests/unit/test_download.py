@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from core.trust.buttons import Press
 from ports.messenger import MessengerError
 from tests.support.clock import VirtualClock
 from tests.support.downloader import http_error, video
@@ -156,10 +157,15 @@ async def test_a_long_group_video_asks_first_and_anyone_may_confirm(world: World
     [[yes, no]] = prompt.keyboard
     assert (yes.text, no.text) == ("👍 Yes please", "👎 No thanks")
     assert world.downloader.downloads == []
-    pending_id = (yes.callback_data or "").split(":", 1)[1]
-    assert (await world.confirmations.cancel(pending_id, OTHER_USER)).value == "not_requester"
-    assert (await world.confirmations.confirm(pending_id)).value == "confirmed"
-    assert (await world.confirmations.cancel(pending_id, USER)).value == "gone"
+    assert yes.callback_data is not None
+    assert no.callback_data is not None
+
+    def press(data: str, user_id: int) -> Press:
+        return Press(data, GROUP_CHAT, prompt.message_id, user_id)
+
+    assert (await world.confirmations.press(press(no.callback_data, OTHER_USER))).value == "not_requester"
+    assert (await world.confirmations.press(press(yes.callback_data, OTHER_USER))).value == "confirmed"
+    assert (await world.confirmations.press(press(no.callback_data, USER))).value == "gone"
     await world.idle()
     assert len(videos(world, GROUP_CHAT)) == 1
 

@@ -19,11 +19,9 @@ from core.blobs import (
     plan_sweep,
     should_drop_bytes,
 )
-from core.media.blob_store import SENT_IDLE_SECONDS, sweep_drops_sent, sweep_drops_unsent
-from ports.blobs import BlobFile, BlobRecord
+from ports.blobs import BlobFile
 from ports.media import VideoInfo
-
-NOW = 1_800_000_000.0
+from tests.support.blob_records import NOW, record, sent
 
 
 def info(**changes: object) -> VideoInfo:
@@ -38,26 +36,6 @@ def info(**changes: object) -> VideoInfo:
         info_json="{}",
     )
     return replace(base, **changes)  # type: ignore[arg-type]
-
-
-def record(key: str = "k", **changes: object) -> BlobRecord:
-    base = BlobRecord(
-        key=key,
-        file_name=f"{key}.mp4",
-        size=100,
-        duration=None,
-        width=None,
-        height=None,
-        file_id=None,
-        file_unique_id=None,
-        created_at=NOW,
-        last_used=NOW,
-    )
-    return replace(base, **changes)  # type: ignore[arg-type]
-
-
-def sent(key: str, last_used: float, size: int = 100) -> BlobRecord:
-    return record(key, file_id=f"id-{key}", file_unique_id=f"u-{key}", last_used=last_used, size=size)
 
 
 # Naming ----------------------------------------------------------------------------------------
@@ -129,21 +107,6 @@ def test_unsent_bytes_go_only_after_a_day_and_only_when_unpinned() -> None:
 
 def test_nothing_to_drop_when_the_bytes_are_already_gone() -> None:
     assert not should_drop_bytes(record(file_name=None, file_id="F"), pinned=False, now=NOW)
-
-
-def test_the_sweep_drops_unsent_blobs_by_age_and_leaves_sent_ones_to_their_own_rule() -> None:
-    old = NOW - UNSENT_MAX_AGE_SECONDS - 1
-    assert sweep_drops_unsent(record(created_at=old), pinned=False, now=NOW)
-    assert not sweep_drops_unsent(record(created_at=old), pinned=True, now=NOW)
-    assert not sweep_drops_unsent(record(), pinned=False, now=NOW)
-    assert not sweep_drops_unsent(sent("s", last_used=old), pinned=False, now=NOW)
-
-
-def test_the_sweep_drops_sent_bytes_left_behind_once_idle() -> None:
-    assert sweep_drops_sent(sent("s", last_used=NOW - SENT_IDLE_SECONDS - 1), pinned=False, now=NOW)
-    assert not sweep_drops_sent(sent("s", last_used=NOW - SENT_IDLE_SECONDS + 1), pinned=False, now=NOW)
-    assert not sweep_drops_sent(sent("s", last_used=NOW - SENT_IDLE_SECONDS - 1), pinned=True, now=NOW)
-    assert not sweep_drops_sent(record(created_at=0.0, last_used=0.0), pinned=False, now=NOW)
 
 
 # The disk cap ---------------------------------------------------------------------------------

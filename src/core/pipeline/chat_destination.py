@@ -1,0 +1,54 @@
+"""Where `download_video` sends its video: a reply to the user's message, in the user's chat."""
+
+from __future__ import annotations
+
+from returns.result import Success
+
+from core import texts
+from core.jobs.registry import JobOutcome
+from core.pipeline.delivery import Destination
+from core.pipeline.parking import Parking, needs_confirmation
+from core.pipeline.replies import Replies
+from core.pipeline.request import DownloadRequest
+from ports.blobs import BlobRecord
+from ports.messenger import Messenger, MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
+
+
+class ChatDestination(Destination):
+    def __init__(
+        self,
+        request: DownloadRequest,
+        messenger: Messenger,
+        parking: Parking,
+        replies: Replies,
+        confirm_longer_than_seconds: float,
+    ) -> None:
+        self._request = request
+        self._messenger = messenger
+        self._parking = parking
+        self._replies = replies
+        self._confirm_longer_than = confirm_longer_than_seconds
+
+    async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
+        if not needs_confirmation(self._request, duration, self._confirm_longer_than):
+            return None
+        return await self._parking.ask_first(self._request, duration or 0.0, pinned_key)
+
+    async def too_large(self, size: int) -> JobOutcome:
+        await self._replies.reopen(self._request)
+        await self._replies.say(self._request, texts.too_large(size))
+        return Success(None)
+
+    async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo:
+        request = self._request
+        try:
+            return await self._messenger.send_video(request.chat_id, video, meta, reply_to=request.message_id)
+        except MessengerError as error:
+            if error.migrate_to_chat_id is None or error.migrate_to_chat_id == request.chat_id:
+                raise
+            # The group became a supergroup while the job waited: same people, new chat id.
+            request.chat_id = error.migrate_to_chat_id
+            return await self.send(video, meta)
+
+    async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
+        return Success(None)

@@ -1,0 +1,32 @@
+"""Answering an inline query from what is already known: no scrape, no download."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.blobs import blob_key
+from core.pipeline.services import Services
+from ports.blobs import BlobRecord
+from ports.media import VideoInfo
+
+
+@dataclass(frozen=True, slots=True)
+class CachedVideo:
+    info: VideoInfo
+    record: BlobRecord
+    file_id: str
+
+
+class InlineLookup:
+    def __init__(self, services: Services) -> None:
+        self._s = services
+
+    async def cached(self, url: str) -> CachedVideo | None:
+        """The video Telegram already has for `url`, or None: the user gets a placeholder."""
+        videos = [e for e in await self._s.info.cached(url) or [] if e.has_video]
+        if not videos:
+            return None
+        record = await self._s.blobs.find(blob_key(videos[0]))
+        if record is None or record.file_id is None:
+            return None
+        return CachedVideo(videos[0], record, record.file_id)

@@ -1,0 +1,57 @@
+"""What the pipeline's jobs are built from: the services and ports they share, and the limits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from core.media.blob_service import BlobService
+from core.media.info_cache import InfoService
+from core.pipeline.url_guard import UrlGuard
+from core.trust.buttons import SignedButtons
+from ports.caches import HandledUrls
+from ports.clock import Clock
+from ports.jobs import Guard
+from ports.json import Payload
+from ports.media import Downloader
+from ports.messenger import Messenger
+from ports.pending import PendingStore
+
+
+class JobSubmitter(Protocol):
+    """The engine, as a job that enqueues other jobs sees it."""
+
+    async def submit(
+        self,
+        name: str,
+        payload: Payload,
+        *,
+        key: str = "",
+        owner_id: int | None = None,
+        guard: Guard | None = None,
+    ) -> int | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PipelineConfig:
+    upload_limit_bytes: int = 50 * 1024 * 1024
+    confirm_longer_than_seconds: float = 1200.0
+    ytdlp_timeout_seconds: float = 300.0
+    max_attempts: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    info: InfoService
+    blobs: BlobService
+    downloader: Downloader
+    messenger: Messenger
+    pending: PendingStore
+    handled: HandledUrls
+    guard: UrlGuard
+    clock: Clock
+    jobs: JobSubmitter
+    new_id: Callable[[], str]
+    """Ids for parked confirmations."""
+    buttons: SignedButtons

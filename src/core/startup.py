@@ -1,0 +1,72 @@
+"""Start-up against a chat service that may not answer yet.
+
+Telegram unreachable for a moment (DNS, a network blip, a 5xx, a flood wait) is no reason to
+exit: ask again with a capped backoff, one log line per try, until it answers. A refusal (a
+rejected token, a wrong API URL) will not change by asking again: it ends the start at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from returns.result import Failure, Result, Success
+
+from core.lifecycle import Random, RetryPolicy, backoff_delay
+from core.telegram_errors import ApiVerdict, classify_telegram
+from ports.bot_account import BotAccount
+from ports.clock import Clock
+from ports.messenger import MessengerError
+
+log = logging.getLogger("vidrelay.startup")
+
+STARTUP_BACKOFF = RetryPolicy(base_seconds=1.0, cap_seconds=30.0, jitter=0.25)
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """The chat service answered, and the answer was no."""
+
+    error: MessengerError
+
+    @property
+    def unauthorized(self) -> bool:
+        return self.error.code == 401
+
+    def describe(self) -> str:
+        code = f"{self.error.code} " if self.error.code is not None else ""
+        return f"{code}{self.error.description}"
+
+
+async def reach_chat_service(
+    account: BotAccount, clock: Clock, random: Random, policy: RetryPolicy = STARTUP_BACKOFF
+) -> Result[str, Refused]:
+    """The bot's name once the service answers; Refused when it answers no. Asks forever otherwise:
+    the caller stops it (a signal) by cancelling."""
+    attempt = 1
+    while True:
+        try:
+            return Success(await account.identify())
+        except MessengerError as error:
+            verdict = classify_telegram(error)
+            if verdict is ApiVerdict.PERMANENT:
+                return Failure(Refused(error))
+            wait = _wait_after(error, verdict, attempt, policy, random)
+            log.warning(
+                "Telegram is not answering (try %d): %s; next try in %.1fs", attempt, _reason(error), wait
+            )
+        await clock.sleep(wait)
+        attempt += 1
+
+
+def _wait_after(
+    error: MessengerError, verdict: ApiVerdict, attempt: int, policy: RetryPolicy, random: Random
+) -> float:
+    if verdict is ApiVerdict.RETRY_AFTER and error.retry_after:
+        return error.retry_after
+    return backoff_delay(attempt, policy, random)
+
+
+def _reason(error: MessengerError) -> str:
+    text = " ".join(error.description.split())
+    return f"{error.code} {text}" if error.code is not None else text

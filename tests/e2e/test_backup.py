@@ -1,0 +1,81 @@
+"""`vidrelay backup` against the store of a bot that is busy delivering."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from testkit.telegram import Chat
+from testkit.video_site import Trickle
+from tests.e2e.conftest import WAIT_SECONDS, Stack, _stack, new_user
+from tests.support.cli import cli_env, vidrelay
+
+pytestmark = pytest.mark.slow
+
+LINKS = 20
+
+
+@pytest_asyncio.fixture
+async def busy(tmp_path: Path) -> AsyncIterator[Stack]:
+    async for stack in _stack(tmp_path, VIDRELAY_JOB_CONCURRENCY="3"):
+        yield stack
+
+
+def committed(db_path: Path) -> tuple[dict[int, tuple[int, int]], set[str]]:
+    """Job id → (chat, message) and blob keys, as committed in the file right now."""
+    with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as db:
+        jobs = {
+            job_id: (payload["chat_id"], payload["message_id"])
+            for job_id, payload in (
+                (row[0], json.loads(row[1])) for row in db.execute("SELECT id, payload FROM jobs")
+            )
+            if "chat_id" in payload
+        }
+        blobs = {row[0] for row in db.execute("SELECT key FROM blobs")}
+    return jobs, blobs
+
+
+async def test_a_backup_taken_while_the_bot_delivers_20_links_holds_every_row_committed_before_it(
+    busy: Stack,
+) -> None:
+    users = [new_user() for _ in range(4)]  # five links each: under the per-user queue cap
+    clip = busy.site.clip("short").read_bytes()
+    sent: list[tuple[int, int]] = []
+    for n in range(LINKS):
+        path = f"/e2e/backup/{n}.mp4"
+        busy.site.set_route(path, Trickle(clip, seconds=1.5))  # deliveries overlap the backup
+        user = users[n % len(users)]
+        sent.append((user.id, busy.api.send_text(Chat.private(user), user, busy.site.url(path))))
+    await busy.api.wait_for(lambda: len(busy.api.videos()) >= 3, timeout=WAIT_SECONDS)
+
+    live = busy.root / "data" / "vidrelay.db"
+    jobs_before, blobs_before = committed(live)
+    delivered_before = len(busy.api.videos())
+    copy = busy.root / "backup.db"
+    ran = await vidrelay("backup", str(copy), env=cli_env(data_dir=str(busy.root / "data")))
+    backup_ended = time.monotonic()
+    assert ran.code == 0, ran.stderr
+    assert ran.stdout.startswith(f"backed up {live} to {copy} (")
+
+    assert delivered_before < LINKS  # the bot was busy when the backup began
+    assert jobs_before
+    with sqlite3.connect(copy) as db:
+        assert list(db.execute("PRAGMA integrity_check")) == [("ok",)]
+    jobs_copied, blobs_copied = committed(copy)
+    assert blobs_before <= blobs_copied
+    # A job row committed before the backup is in the copy, unless the bot finished it (its video
+    # was sent) before the backup ended: a row is deleted only once its work is done.
+    videos = {(v.chat_id, v.reply_to): v.at for v in busy.api.videos()}
+    for job_id, message in jobs_before.items():
+        if job_id not in jobs_copied:
+            assert videos.get(message, float("inf")) <= backup_ended, f"job {job_id} lost from the copy"
+    assert set(jobs_copied) & set(jobs_before)  # the copy caught the queue mid-way
+
+    await busy.api.wait_for(lambda: len(busy.api.videos()) == LINKS, timeout=WAIT_SECONDS * 2)
+    assert sorted((v.chat_id, v.reply_to) for v in busy.api.videos()) == sorted(sent)

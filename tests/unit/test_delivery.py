@@ -1,0 +1,181 @@
+"""The shared delivery path, seen from a job's side: what its destination and report are asked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from returns.result import Failure, Success
+
+from core.blobs import blob_file_name
+from core.jobs.registry import JobFailure, JobOutcome
+from core.pipeline.delivery import Delivery, Destination, Report
+from core.pipeline.services import PipelineConfig
+from ports.blobs import BlobRecord
+from ports.media import Progress, VideoInfo
+from ports.messenger import MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
+from tests.support.clock import VirtualClock
+from tests.support.downloader import http_error, video
+from tests.support.messenger import WRONG_FILE_ID
+from tests.support.world import World
+
+URL = "https://videos.example/watch/1"
+KEY = "testsite:v1:18"
+
+
+class Recording(Destination, Report):
+    """A job's side of a delivery that writes down every call, in order."""
+
+    def __init__(self, *, hold_longer_than: float | None = None, stored: str | None = None) -> None:
+        self.calls: list[str] = []
+        self._hold_longer_than = hold_longer_than
+        self._stored = stored
+        self.wrong_file_id = False
+
+    @property
+    def verbose(self) -> bool:
+        return False
+
+    async def scraping(self) -> None:
+        self.calls.append("scraping")
+
+    def found(self, info: VideoInfo) -> None:
+        self.calls.append(f"found {info.id}")
+
+    async def downloading(self) -> None:
+        self.calls.append("downloading")
+
+    def progress(self, progress: Progress) -> None:
+        self.calls.append(f"progress {progress.percent:g}")
+
+    def output(self, line: str) -> None:
+        self.calls.append(f"output {line}")
+
+    async def uploading(self, size: int) -> None:
+        self.calls.append(f"uploading {size}")
+
+    async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
+        self.calls.append(f"hold {duration} {pinned_key}")
+        if self._hold_longer_than is not None and duration is not None and duration > self._hold_longer_than:
+            return Success(None)
+        return None
+
+    async def too_large(self, size: int) -> JobOutcome:
+        self.calls.append(f"too large {size}")
+        return Success(None)
+
+    async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
+        if isinstance(video, StoredVideo):
+            self.calls.append(f"send stored {video.file_id}")
+            if self.wrong_file_id:
+                raise MessengerError(WRONG_FILE_ID, 400)
+            return None
+        self.calls.append(f"send file {video.path.name}")
+        return SentVideo(1, "F-new", "U-new")
+
+    async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
+        self.calls.append(f"delivered {file_id}")
+        return Success(None)
+
+
+@pytest.fixture
+def world(clock: VirtualClock, tmp_path: Path) -> World:
+    return World(clock, tmp_path)
+
+
+def config(world: World) -> PipelineConfig:
+    return PipelineConfig(
+        upload_limit_bytes=world.settings.upload_limit_bytes,
+        ytdlp_timeout_seconds=world.settings.ytdlp_timeout_seconds,
+    )
+
+
+async def deliver(world: World, info: VideoInfo, job: Recording) -> JobOutcome:
+    delivery = Delivery(world.services, config(world))
+    return await delivery.deliver(info, job, job)
+
+
+async def test_a_new_video_is_downloaded_once_uploaded_and_its_file_id_recorded(world: World) -> None:
+    job = Recording()
+    assert await deliver(world, video(URL), job) == Success(None)
+    size = len(b"video bytes of v1")
+    assert job.calls == [
+        "hold 12.0 None",
+        "found v1",
+        "downloading",
+        "progress 50",
+        f"uploading {size}",
+        f"send file {blob_file_name(KEY, 'mp4')}",
+        "delivered F-new",
+    ]
+    record = await world.store.blob(KEY)
+    assert record is not None
+    assert (record.file_id, record.file_name) == ("F-new", None)
+
+
+async def test_a_video_telegram_has_goes_by_file_id_without_a_download(world: World) -> None:
+    await world.store.put_blob(stored_record("F-old"))
+    job = Recording()
+    assert await deliver(world, video(URL), job) == Success(None)
+    assert job.calls == ["hold 12.0 None", "send stored F-old", "delivered F-old"]
+    assert world.downloader.downloads == []
+
+
+async def test_a_file_id_telegram_refuses_is_forgotten_and_the_video_downloaded_again(world: World) -> None:
+    await world.store.put_blob(stored_record("F-stale"))
+    job = Recording()
+    job.wrong_file_id = True
+    assert await deliver(world, video(URL), job) == Success(None)
+    assert job.calls[:3] == ["hold 12.0 None", "send stored F-stale", "found v1"]
+    assert job.calls[-1] == "delivered F-new"
+    assert world.downloader.downloads == ["v1"]
+
+
+async def test_a_video_announced_too_large_is_not_downloaded(world: World) -> None:
+    job = Recording()
+    await deliver(world, video(URL, filesize=world.settings.upload_limit_bytes + 1), job)
+    assert job.calls == ["hold 12.0 None", "found v1", f"too large {world.settings.upload_limit_bytes + 1}"]
+    assert world.downloader.downloads == []
+
+
+async def test_bytes_too_large_for_the_upload_are_not_sent(world: World) -> None:
+    world.downloader.content["v1"] = b"x" * (world.settings.upload_limit_bytes + 1)
+    job = Recording()
+    await deliver(world, video(URL, filesize=None), job)
+    assert job.calls[-1] == f"too large {world.settings.upload_limit_bytes + 1}"
+    assert not any(call.startswith("send") for call in job.calls)
+
+
+async def test_a_destination_that_holds_the_video_ends_the_path_before_any_download(world: World) -> None:
+    job = Recording(hold_longer_than=10.0)
+    assert await deliver(world, video(URL), job) == Success(None)
+    assert job.calls == ["hold 12.0 None"]
+    assert world.downloader.downloads == []
+
+
+async def test_a_failed_download_is_a_classified_failure_and_nothing_is_sent(world: World) -> None:
+    world.downloader.download_failures["v1"].append(http_error(404, "webpage"))
+    job = Recording()
+    outcome = await deliver(world, video(URL), job)
+    assert isinstance(outcome, Failure)
+    failure = outcome.failure()
+    assert isinstance(failure, JobFailure)
+    assert (failure.permanent, failure.code) == (True, "unavailable")
+    assert not any(call.startswith("send") for call in job.calls)
+
+
+async def test_the_videos_of_a_link_leave_out_photos_and_never_come_back_empty(world: World) -> None:
+    delivery = Delivery(world.services, config(world))
+    world.downloader.serve(URL, video(URL, "v1"), video(URL, "photo", has_video=False))
+    found = await delivery.videos(URL, Recording())
+    assert [v.id for v in found.unwrap()] == ["v1"]
+
+    only_photos = "https://videos.example/photos"
+    world.downloader.serve(only_photos, video(only_photos, "p", has_video=False))
+    none = await delivery.videos(only_photos, Recording())
+    assert isinstance(none, Failure)
+    assert none.failure().code == "not_a_video"
+
+
+def stored_record(file_id: str) -> BlobRecord:
+    return BlobRecord(KEY, None, None, 12.0, 640, 360, file_id, f"U-{file_id}", 0.0, 0.0)

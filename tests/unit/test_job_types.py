@@ -1,0 +1,146 @@
+"""The app's job types and the periodic jobs among them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from returns.result import Failure, Success
+
+from core.jobs.registry import JobContext, JobType
+from core.pipeline.job_types import UPDATE_TIMEOUT_SECONDS, job_types
+from core.pipeline.periodic import SWEEP_INTERVAL_SECONDS, Periodic
+from ports.jobs import Job, NewJob
+from ports.media import UpdateOutcome, Updater
+from ports.pending import PendingRequest
+from tests.support.clock import VirtualClock
+from tests.support.world import World
+
+DOWNLOAD_TIMEOUT = 900.0
+
+
+class ScriptedUpdater(Updater):
+    def __init__(self, *outcomes: UpdateOutcome) -> None:
+        self._outcomes = list(outcomes)
+
+    async def update(self) -> UpdateOutcome:
+        return self._outcomes.pop(0)
+
+    async def current_version(self) -> str | None:
+        return "2025.1.1"
+
+
+class Closes:
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self) -> None:
+        self.count += 1
+
+
+def periodic_of(world: World, updater: Updater | None, interval: float, closes: Closes) -> Periodic:
+    services = world.services
+    return Periodic(
+        updater,
+        interval,
+        closes,
+        services.blobs,
+        services.info,
+        world.store,
+        world.confirmations,
+        world.clock,
+    )
+
+
+def types_of(world: World, periodic: Periodic, *, inline: bool = False) -> list[JobType]:
+    download_inline = world.container.download_inline() if inline else None
+    return job_types(world.container.download(), download_inline, periodic, DOWNLOAD_TIMEOUT)
+
+
+def only(world: World, periodic: Periodic, name: str) -> JobType:
+    [job_type] = [t for t in types_of(world, periodic) if t.name == name]
+    return job_type
+
+
+def context(clock: VirtualClock, name: str) -> JobContext:
+    async def save(_: object) -> None:
+        pass
+
+    return JobContext(Job(1, name, {}, 1, 3, clock.now(), clock.now()), save)
+
+
+def test_every_type_is_listed_with_the_inline_job_and_the_updater(
+    clock: VirtualClock, tmp_path: Path
+) -> None:
+    world = World(clock, tmp_path)
+    periodic = periodic_of(world, ScriptedUpdater(), 300.0, Closes())
+
+    types = types_of(world, periodic, inline=True)
+
+    assert [(t.name, t.timeout_seconds, t.interval_seconds) for t in types] == [
+        ("download_video", DOWNLOAD_TIMEOUT, None),
+        ("sweep_blobs", 900.0, SWEEP_INTERVAL_SECONDS),
+        ("sweep_caches", 900.0, SWEEP_INTERVAL_SECONDS),
+        ("download_inline", DOWNLOAD_TIMEOUT, None),
+        ("update_ytdlp", UPDATE_TIMEOUT_SECONDS, 300.0),
+    ]
+    [download] = [t for t in types if t.name == "download_video"]
+    assert download.on_retry is not None
+    assert download.on_dead is not None
+
+
+def test_without_a_cache_chat_or_an_update_interval_those_jobs_do_not_exist(
+    clock: VirtualClock, tmp_path: Path
+) -> None:
+    world = World(clock, tmp_path)
+    no_interval = periodic_of(world, ScriptedUpdater(), 0.0, Closes())
+    no_updater = periodic_of(world, None, 300.0, Closes())
+
+    for periodic in (no_interval, no_updater):
+        names = [t.name for t in types_of(world, periodic)]
+        assert names == ["download_video", "sweep_blobs", "sweep_caches"]
+
+
+async def test_an_update_that_changed_yt_dlp_closes_the_breakers_and_says_so_in_status(
+    clock: VirtualClock, tmp_path: Path
+) -> None:
+    world = World(clock, tmp_path)
+    closes = Closes()
+    periodic = periodic_of(world, ScriptedUpdater(UpdateOutcome(True, "2025.1.1", "2025.2.2")), 300.0, closes)
+    update = only(world, periodic, "update_ytdlp")
+
+    assert isinstance(await update.run(context(clock, "update_ytdlp")), Success)
+
+    assert closes.count == 1
+    assert (periodic.update_status.version, periodic.update_status.error) == ("2025.2.2", None)
+    assert periodic.update_status.checked_at == clock.now()
+
+
+async def test_a_failed_update_keeps_the_version_fails_the_run_and_closes_nothing(
+    clock: VirtualClock, tmp_path: Path
+) -> None:
+    world = World(clock, tmp_path)
+    closes = Closes()
+    failed = UpdateOutcome(False, "2025.1.1", "2025.1.1", error="index unreachable")
+    periodic = periodic_of(world, ScriptedUpdater(failed), 300.0, closes)
+    update = only(world, periodic, "update_ytdlp")
+
+    outcome = await update.run(context(clock, "update_ytdlp"))
+
+    assert isinstance(outcome, Failure)
+    assert outcome.failure().reason == "yt-dlp update failed, keeping 2025.1.1: index unreachable"
+    assert closes.count == 0
+    assert periodic.update_status.error == "index unreachable"
+    assert periodic.update_status.describe().endswith("(failed: index unreachable)")
+
+
+async def test_the_cache_sweep_expires_unanswered_prompts(clock: VirtualClock, tmp_path: Path) -> None:
+    world = World(clock, tmp_path)
+    periodic = periodic_of(world, None, 0.0, Closes())
+    sweep = only(world, periodic, "sweep_caches")
+    job = NewJob("download_video", {}, 3)
+    await world.store.park(PendingRequest("p1", -1, 1, 1, job, None, clock.now()))
+    await clock.advance(7 * 3600)
+
+    assert isinstance(await sweep.run(context(clock, "sweep_caches")), Success)
+
+    assert await world.store.pending("p1") is None
