@@ -11,7 +11,13 @@ from dataclasses import dataclass
 
 from core.chat.html_chunks import split_html, strip_tags
 from core.chat.log_state import LogState
-from core.classify import ApiVerdict, classify_telegram, is_message_gone, is_not_modified, is_parse_error
+from core.telegram_errors import (
+    ApiVerdict,
+    classify_telegram,
+    is_message_gone,
+    is_not_modified,
+    is_parse_error,
+)
 from ports.clock import Clock
 from ports.messenger import Messenger, MessengerError
 
