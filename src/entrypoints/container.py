@@ -33,6 +33,7 @@ from adapters.telegram.session import make_bot
 from adapters.ytdlp.downloader import YtDlpDownloader
 from adapters.ytdlp.locator import YtDlpLocator
 from adapters.ytdlp.updater import YtDlpUpdater
+from core.chat.log_views import LogViews
 from core.jobs.breaker import CircuitBreakers
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import JobRegistry, JobType
@@ -48,6 +49,7 @@ from core.pipeline.intake import LinkIntake
 from core.pipeline.job_types import job_types
 from core.pipeline.periodic import Periodic, UpdateStatus
 from core.pipeline.services import PipelineConfig, Services
+from core.pipeline.turns import VideoTurns
 from core.pipeline.url_guard import UrlGuard
 from core.status import StatusQuery
 from core.trust.buttons import SignedButtons
@@ -198,6 +200,7 @@ class Container(containers.DeclarativeContainer):
     )
     info = providers.Singleton(InfoService, store, downloader, clock)
     guard = providers.Singleton(UrlGuard, resolver, guard_rules)
+    log_views = providers.Singleton(LogViews, messenger, clock, pacing)
     services = providers.Singleton(
         Services,
         info=info,
@@ -211,6 +214,8 @@ class Container(containers.DeclarativeContainer):
         jobs=bare_engine,
         new_id=new_id,
         buttons=buttons,
+        logs=log_views,
+        turns=providers.Singleton(VideoTurns, pacing, clock),
     )
     download = providers.Singleton(
         DownloadVideo,
@@ -261,7 +266,9 @@ class Container(containers.DeclarativeContainer):
         guard,
         store,
         clock,
+        log_views,
         max_queued_per_user=settings.provided.max_queued_per_user,
+        worker_slots=settings.provided.job_concurrency,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
     inline_requests = providers.Selector(

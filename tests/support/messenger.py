@@ -31,6 +31,12 @@ class ChatMessage:
     video: str | None = None
     """file_id of a video message."""
     edits: list[str] = field(default_factory=list)
+    first_text: str | None = None
+
+    @property
+    def shown(self) -> list[str]:
+        """Every text the message showed: the one it was sent with, then each edit."""
+        return ([self.first_text] if self.first_text is not None else []) + self.edits
 
 
 class FakeMessenger(Messenger):
@@ -78,7 +84,7 @@ class FakeMessenger(Messenger):
     ) -> int:
         self._maybe_fail("send_text")
         return self._new_message(
-            chat_id, text=text, html=html, reply_to=reply_to, keyboard=keyboard
+            chat_id, text=text, first_text=text, html=html, reply_to=reply_to, keyboard=keyboard
         ).message_id
 
     async def edit_text(

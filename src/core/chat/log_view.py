@@ -29,12 +29,14 @@ Persist = Callable[[LogState], Awaitable[None]]
 
 
 class LogView:
-    def __init__(self, to: LogAddress, state: LogState, on_change: Callable[[LogView], None]) -> None:
+    def __init__(self, to: LogAddress, state: LogState, on_change: Callable[[LogView], None] | None) -> None:
+        """`on_change` None: a view nobody is shown (a group's); the job writes to it all the same."""
         self.to = to
         self.state = state
         self._stage = ""
         self._progress = ""
-        self._on_change = on_change
+        self._on_change = on_change or (lambda _: None)
+        self._shown_to_chat = on_change is not None
         self.persist: Persist | None = None
         self.version = 0
         self.delivered_version = 0
@@ -112,7 +114,12 @@ class LogView:
 
     @property
     def pending(self) -> bool:
-        return self.version != self.delivered_version and not self.held and bool(self.render())
+        return (
+            self._shown_to_chat
+            and self.version != self.delivered_version
+            and not self.held
+            and bool(self.render())
+        )
 
     @property
     def shown(self) -> bool:

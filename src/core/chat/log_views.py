@@ -42,6 +42,11 @@ class LogViews:
             view.persist = persist
         return view
 
+    @staticmethod
+    def unshown(to: LogAddress, state: LogState) -> LogView:
+        """A view nobody is shown (a group's): the job writes as anywhere, nothing is sent."""
+        return LogView(to, state, None)
+
     def announce(self, job_id: int, to: LogAddress, first_text: str, persist: Persist) -> None:
         """The link was accepted: its log message goes out now, before any worker is free. A
         worker that got to the job first has said more already; then this says nothing."""

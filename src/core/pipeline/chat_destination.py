@@ -10,6 +10,7 @@ from core.pipeline.delivery import Destination
 from core.pipeline.parking import Parking, needs_confirmation
 from core.pipeline.replies import Replies
 from core.pipeline.request import DownloadRequest
+from core.pipeline.turns import VideoTurns
 from ports.blobs import BlobRecord
 from ports.messenger import Messenger, MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
 
@@ -21,12 +22,14 @@ class ChatDestination(Destination):
         messenger: Messenger,
         parking: Parking,
         replies: Replies,
+        turns: VideoTurns,
         confirm_longer_than_seconds: float,
     ) -> None:
         self._request = request
         self._messenger = messenger
         self._parking = parking
         self._replies = replies
+        self._turns = turns
         self._confirm_longer_than = confirm_longer_than_seconds
 
     async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
@@ -38,6 +41,9 @@ class ChatDestination(Destination):
         await self._replies.reopen(self._request)
         await self._replies.say(self._request, texts.too_large(size))
         return Success(None)
+
+    def not_before(self, video: VideoFile | StoredVideo) -> float | None:
+        return self._turns.not_before(self._request.chat_id)
 
     async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo:
         request = self._request

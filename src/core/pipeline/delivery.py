@@ -3,7 +3,7 @@
 guard → scrape (cached) → sent by file_id when Telegram has the video → size check → one shared
 download → size check on the bytes → upload → the file_id recorded and the bytes released. What
 is a job's own stays behind two ports: its `Destination` (where the video goes, and what a long or
-too large video means there) and its `Report` (what the chat hears on the way).
+too large video means there) and its `Report` (`report`: what the chat hears on the way).
 """
 
 from __future__ import annotations
@@ -13,36 +13,16 @@ from typing import Protocol
 from returns.result import Failure, Result, Success
 
 from core.blobs import blob_key
-from core.jobs.registry import JobFailure, JobOutcome
+from core.jobs.registry import Deferred, JobFailure, JobOutcome
 from core.pipeline.failures import api_failure, no_video, refused, tool_failure, vanished
+from core.pipeline.report import Report
 from core.pipeline.services import PipelineConfig, Services
-from core.telegram_errors import is_wrong_file_id
+from core.telegram_errors import ApiVerdict, classify_telegram, is_wrong_file_id
 from ports.blobs import BlobRecord
-from ports.media import OutputSink, Progress, ToolFailure, VideoInfo
+from ports.media import OutputSink, ToolFailure, VideoInfo
 from ports.messenger import MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
 
 Sent = Result[SentVideo | None, MessengerError]
-
-
-class Report(Protocol):
-    """What the chat hears while its video is on the way."""
-
-    @property
-    def verbose(self) -> bool:
-        """yt-dlp's output goes into the report, and the caches are bypassed."""
-        ...
-
-    async def scraping(self) -> None: ...
-
-    def found(self, info: VideoInfo) -> None: ...
-
-    async def downloading(self) -> None: ...
-
-    def progress(self, progress: Progress) -> None: ...
-
-    def output(self, line: str) -> None: ...
-
-    async def uploading(self, size: int) -> None: ...
 
 
 class Destination(Protocol):
@@ -55,6 +35,11 @@ class Destination(Protocol):
 
     async def too_large(self, size: int) -> JobOutcome: ...
 
+    def not_before(self, video: VideoFile | StoredVideo) -> float | None:
+        """When to come back if sending `video` would wait for its chat's turn longer than a
+        worker should (Telegram's pacing, see `turns`); None: it may go now."""
+        ...
+
     async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
         """Raises MessengerError. None: nothing needed sending, the stored file_id is all it takes."""
         ...
@@ -62,32 +47,6 @@ class Destination(Protocol):
     async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
         """Telegram has the video as `file_id`, recorded already: the job's last step."""
         ...
-
-
-class Quiet(Report):
-    """Nobody is told anything on the way (inline mode)."""
-
-    @property
-    def verbose(self) -> bool:
-        return False
-
-    async def scraping(self) -> None:
-        pass
-
-    def found(self, info: VideoInfo) -> None:
-        pass
-
-    async def downloading(self) -> None:
-        pass
-
-    def progress(self, progress: Progress) -> None:
-        pass
-
-    def output(self, line: str) -> None:
-        pass
-
-    async def uploading(self, size: int) -> None:
-        pass
 
 
 class Delivery:
@@ -129,13 +88,17 @@ class Delivery:
         pinned = key if record is not None and record.file_name is not None else None
         if (held := await to.hold(known_duration, pinned)) is not None:
             return held
+        report.found(info)  # a cache hit's log too ends on what the video is
         if record is not None and record.file_id is not None:
-            sent = await _send(to, StoredVideo(record.file_id), record, info)
+            stored = StoredVideo(record.file_id)
+            if (later := to.not_before(stored)) is not None:
+                return Success(Deferred(later))
+            sent = await _send(to, stored, record, info, report)
             if not (isinstance(sent, Failure) and is_wrong_file_id(sent.failure())):
-                return await self._after_send(to, record, sent, record.file_id)
+                return await self._after_send(to, record, sent, record.file_id, report)
             await self._s.blobs.clear_file_id(key)
-        report.found(info)
         if info.filesize is not None and info.filesize > self._limit:
+            await report.refusing()
             return await to.too_large(info.filesize)
         await report.downloading()
         fetched = await self._s.blobs.fetch(
@@ -156,21 +119,26 @@ class Delivery:
         size = record.size or 0
         if size > self._limit:
             await self._s.blobs.release(record.key)
+            await report.refusing()
             return await to.too_large(size)
         if info.duration is None and (held := await to.hold(record.duration, record.key)) is not None:
             return held  # the probe measured a duration the scrape did not know
         path = self._s.blobs.path_of(record)
         if path is None:
             return Failure(vanished())
+        upload = VideoFile(path)
+        if (later := to.not_before(upload)) is not None:
+            return Success(Deferred(later))  # the bytes stay on disk for the next turn
         await report.uploading(size)
-        sent = await _send(to, VideoFile(path), record, info)
-        return await self._after_send(to, record, sent, None)
+        sent = await _send(to, upload, record, info, report)
+        return await self._after_send(to, record, sent, None, report)
 
     async def _after_send(
-        self, to: Destination, record: BlobRecord, sent: Sent, stored_file_id: str | None
+        self, to: Destination, record: BlobRecord, sent: Sent, stored_file_id: str | None, report: Report
     ) -> JobOutcome:
         if isinstance(sent, Failure):
-            return Failure(api_failure(sent.failure()))
+            return self._not_sent(sent.failure())
+        report.sent(record.size)
         video = sent.unwrap()
         if video is not None:
             await self._s.blobs.record_sent(record.key, video.file_id, video.file_unique_id)
@@ -179,6 +147,12 @@ class Delivery:
             raise TypeError("Destination.send must return the sent video for an upload")
         await self._s.blobs.release(record.key)
         return await to.delivered(file_id, record)
+
+    def _not_sent(self, error: MessengerError) -> JobOutcome:
+        """Telegram's "retry after" is nobody's fault: the job waits in the queue, its attempt kept."""
+        if classify_telegram(error) is ApiVerdict.RETRY_AFTER:
+            return Success(Deferred(self._s.clock.now() + (error.retry_after or 1.0)))
+        return Failure(api_failure(error))
 
 
 def video_meta(record: BlobRecord, info: VideoInfo, caption: str | None) -> VideoMeta:
@@ -191,10 +165,14 @@ def video_meta(record: BlobRecord, info: VideoInfo, caption: str | None) -> Vide
     )
 
 
-async def _send(to: Destination, video: VideoFile | StoredVideo, record: BlobRecord, info: VideoInfo) -> Sent:
+async def _send(
+    to: Destination, video: VideoFile | StoredVideo, record: BlobRecord, info: VideoInfo, report: Report
+) -> Sent:
+    await report.sending()
     try:
         return Success(await to.send(video, video_meta(record, info, caption=None)))
     except MessengerError as error:
+        report.unsent()
         return Failure(error)
 
 

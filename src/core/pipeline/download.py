@@ -9,11 +9,11 @@ in groups).
 
 from __future__ import annotations
 
-from returns.result import Failure, Success
+from returns.result import Failure
 
 from core.jobs.registry import DeadJob, JobContext, JobOutcome, RetryNotice
 from core.pipeline.chat_destination import ChatDestination
-from core.pipeline.chat_report import ChatReport, log_for
+from core.pipeline.chat_report import ChatReport
 from core.pipeline.delivery import Delivery
 from core.pipeline.failures import bad_payload, no_video
 from core.pipeline.fan_out import fan_out
@@ -38,21 +38,21 @@ class DownloadVideo:
             services.new_id,
             config.max_attempts,
         )
-        self._retries = RetryReporting(services.messenger, services.clock, self._replies)
+        self._retries = RetryReporting(services.logs, services.clock, self._replies)
 
     async def run(self, context: JobContext) -> JobOutcome:
         try:
             request = DownloadRequest.from_payload(context.payload)
         except ValueError as error:
             return Failure(bad_payload(error))
-        report = ChatReport(request, log_for(request, self._s.messenger, self._s.clock), context)
+        report = ChatReport(request, self._s.logs, context)
         report.attempt_started()
         outcome: JobOutcome | None = None
         try:
             outcome = await self._deliver(request, report)
             return outcome
         finally:
-            await report.finish(delivered=isinstance(outcome, Success))
+            await report.finish(outcome)
 
     async def _deliver(self, request: DownloadRequest, report: ChatReport) -> JobOutcome:
         videos = await self._delivery.videos(request.url, report)
@@ -65,7 +65,12 @@ class DownloadVideo:
         if index >= len(entries):
             return Failure(no_video())
         destination = ChatDestination(
-            request, self._s.messenger, self._parking, self._replies, self._config.confirm_longer_than_seconds
+            request,
+            self._s.messenger,
+            self._parking,
+            self._replies,
+            self._s.turns,
+            self._config.confirm_longer_than_seconds,
         )
         return await self._delivery.deliver(entries[index], destination, report)
 

@@ -1,7 +1,9 @@
 """A message with links becomes durable jobs: one per distinct, allowed URL.
 
 The handler calls this and returns; nothing here downloads. The handled-URL guard commits with
-each job, so an edited message re-runs only URLs that are new to it.
+each job, so an edited message re-runs only URLs that are new to it. A private chat hears at
+once that its link was taken: the job's log message goes out now, not when a worker is free
+(`⏳ Queued — N ahead of you` while none is), and the worker carries on in that same message.
 """
 
 from __future__ import annotations
@@ -9,9 +11,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from returns.result import Failure
 
+from core import texts
+from core.chat.log_state import LogState
+from core.chat.log_views import LogViews
+from core.pipeline.chat_report import log_address
 from core.pipeline.job_names import DOWNLOAD_VIDEO
 from core.pipeline.request import PRIVATE, DownloadRequest
 from core.pipeline.services import JobSubmitter
@@ -19,6 +26,7 @@ from core.pipeline.url_guard import UrlGuard
 from core.urls import Entity, extract_urls, site_key
 from ports.caches import HandledUrls
 from ports.clock import Clock
+from ports.errors import StoreError
 from ports.jobs import HandledUrlGuard, JobStore
 
 log = logging.getLogger("vidrelay.intake")
@@ -53,11 +61,15 @@ class LinkIntake:
         guard: UrlGuard,
         seen: HandledUrls,
         clock: Clock,
+        logs: LogViews,
         *,
         max_queued_per_user: int,
+        worker_slots: int,
         allowed_chat_ids: Collection[int] = (),
     ) -> None:
         self._jobs = jobs
+        self._logs = logs
+        self._slots = worker_slots
         self._queue = queue
         self._guard = guard
         self._seen = seen
@@ -84,9 +96,12 @@ class LinkIntake:
             if queued >= self._cap:
                 report.queue_full = True
                 break
-            if await self._enqueue(message, url) is None:
+            request = _request(message, url)
+            job_id = await self._enqueue(request)
+            if job_id is None:
                 report.already_handled.append(url)
                 continue
+            await self._announce(request, job_id)
             report.accepted.append(url)
             queued += 1
         return report
@@ -103,19 +118,41 @@ class LinkIntake:
         log.info("ignored an edit of a message the bot never read", extra={"chat_id": message.chat_id})
         return False
 
-    async def _enqueue(self, message: IncomingMessage, url: str) -> int | None:
-        request = DownloadRequest(
-            url=url,
-            chat_id=message.chat_id,
-            chat_type=message.chat_type,
-            message_id=message.message_id,
-            user_id=message.user_id,
-            verbose=message.verbose,
-        )
+    async def _enqueue(self, request: DownloadRequest) -> int | None:
         return await self._jobs.submit(
             DOWNLOAD_VIDEO,
             request.to_payload(),
-            key=site_key(url),
-            owner_id=message.user_id,
-            guard=HandledUrlGuard(message.chat_id, message.message_id, url),
+            key=site_key(request.url),
+            owner_id=request.user_id,
+            guard=HandledUrlGuard(request.chat_id, request.message_id, request.url),
         )
+
+    async def _announce(self, request: DownloadRequest, job_id: int) -> None:
+        if not request.private:
+            return
+        ahead = await self._ahead()
+        first = texts.queued(ahead) if ahead > 0 else texts.scraping()
+        self._logs.announce(job_id, log_address(request), first, partial(self._save_log, job_id, request))
+
+    async def _ahead(self) -> int:
+        """Jobs that will start before this one, roughly: the waiting ones no free worker takes."""
+        try:
+            counts = await self._queue.counts()
+        except StoreError:
+            return 0  # the link is queued already: only the count is missing
+        return counts.waiting - 1 - max(self._slots - counts.running, 0)
+
+    async def _save_log(self, job_id: int, request: DownloadRequest, state: LogState) -> None:
+        """The queued job's row learns its log message, so a restart edits that message."""
+        await self._queue.update_payload(job_id, {**request.to_payload(), "log": state.to_json()})
+
+
+def _request(message: IncomingMessage, url: str) -> DownloadRequest:
+    return DownloadRequest(
+        url=url,
+        chat_id=message.chat_id,
+        chat_type=message.chat_type,
+        message_id=message.message_id,
+        user_id=message.user_id,
+        verbose=message.verbose,
+    )

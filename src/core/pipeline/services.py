@@ -6,8 +6,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from core.chat.log_views import LogViews
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
+from core.pipeline.turns import VideoTurns
 from core.pipeline.url_guard import UrlGuard
 from core.trust.buttons import SignedButtons
 from ports.caches import HandledUrls
@@ -54,4 +56,7 @@ class Services:
     jobs: JobSubmitter
     new_id: Callable[[], str]
     """Ids for parked confirmations."""
+    logs: LogViews
+    """The log messages of the jobs this process runs or has accepted."""
+    turns: VideoTurns
     buttons: SignedButtons

@@ -2,8 +2,9 @@
 
 Start order: store → Telegram's getMe (asked again with a capped backoff while Telegram does not
 answer; a refused token exits 2) → engine (boot recovery, dead-lettering of jobs that killed
-earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop polling → stop claiming and let in-flight jobs
-finish for the grace period → close. A polling loop that dies is fatal: logged, exit 1.
+earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop polling → stop claiming and let
+in-flight jobs finish for the grace period → the log messages' last edits (a few seconds) →
+close. A polling loop that dies is fatal: logged, exit 1.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from entrypoints.settings import Settings
 
 log = logging.getLogger("vidrelay.run")
 EXIT_OK, EXIT_FATAL, EXIT_USAGE = 0, 1, 2
+LOG_DRAIN_SECONDS = 5.0
 
 
 def run_bot(settings: Settings, *, webhook: bool = False) -> int:
@@ -65,6 +67,8 @@ async def serve(settings: Settings, *, webhook: bool = False) -> int:
         finally:
             log.warning("stopping: in-flight jobs may finish for %ss", settings.shutdown_grace_seconds)
             await engine.stop(settings.shutdown_grace_seconds)
+            # The videos are out; their logs' last edits may still be on their way.
+            await (await container.log_views.async_()).drain(LOG_DRAIN_SECONDS)
             if metrics is not None:
                 await metrics.cleanup()
     finally:
