@@ -135,12 +135,15 @@ class LinkIntake:
         self._logs.announce(job_id, log_address(request), first, partial(self._save_log, job_id, request))
 
     async def _ahead(self) -> int:
-        """Jobs that will start before this one, roughly: the waiting ones no free worker takes."""
+        """How many jobs must start before this one can (roughly: the queue is FIFO, a few rows
+        may be retries due later); 0 when a worker is free for it."""
         try:
             counts = await self._queue.counts()
         except StoreError:
             return 0  # the link is queued already: only the count is missing
-        return counts.waiting - 1 - max(self._slots - counts.running, 0)
+        before = counts.waiting - 1
+        free = max(self._slots - counts.running, 0)
+        return before - free + 1 if before >= free else 0
 
     async def _save_log(self, job_id: int, request: DownloadRequest, state: LogState) -> None:
         """The queued job's row learns its log message, so a restart edits that message."""
