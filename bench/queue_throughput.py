@@ -158,6 +158,7 @@ async def run_vidrelay(
     from adapters.sqlite import SqliteStore
     from core.jobs.engine import Engine, EngineConfig
     from core.jobs.registry import JobContext, JobOutcome, JobRegistry, JobType
+    from ports.jobs import Lease
 
     logging.getLogger("vidrelay").setLevel(logging.ERROR)
 
@@ -168,11 +169,12 @@ async def run_vidrelay(
         completed = 0
         all_done = asyncio.Event()
 
-        async def complete(self, job_id: int) -> None:
-            await super().complete(job_id)
-            CountingStore.completed += 1
+        async def complete(self, lease: Lease) -> bool:
+            landed = await super().complete(lease)
+            CountingStore.completed += landed
             if CountingStore.completed == CountingStore.target:
                 CountingStore.all_done.set()
+            return landed
 
     async def noop(_: JobContext) -> JobOutcome:
         return Success(None)

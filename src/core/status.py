@@ -8,7 +8,8 @@ from typing import Protocol
 
 from core.pipeline.periodic import UpdateStatus
 from ports.clock import Clock
-from ports.jobs import JobStore, QueueCounts
+from ports.failed_jobs import FailedJobs
+from ports.jobs import QueueCounts
 from ports.media import Downloader
 
 VERSION_TTL_SECONDS = 600.0
@@ -41,7 +42,7 @@ class BotStatus:
 class StatusQuery:
     def __init__(
         self,
-        queue: JobStore,
+        queue: FailedJobs,
         downloader: Downloader,
         workers: WorkerGauge,
         updates: UpdateStatus,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from ports.media import Progress, VideoInfo
+from ports.media import Progress, Stage, VideoInfo
 
 MB = 1_000_000
 LONG_VIDEO_YES = "👍 Yes please"
@@ -62,6 +62,26 @@ def video_info(info: VideoInfo) -> str:
 
 def downloading() -> str:
     return "\n⬇️ <b>Downloading...</b>"
+
+
+def converting() -> str:
+    return "\n🎞 <b>Converting…</b>"
+
+
+def compressing(limit_bytes: int) -> str:
+    # Telegram's limits are binary megabytes (50 MB = 50 x 1024 x 1024 bytes): named as it names them.
+    return f"\n📦 <b>Compressing to fit {limit_bytes / 1024 / 1024:.0f} MB…</b>"
+
+
+def stage_line(progress: Progress, upload_limit_bytes: int) -> str | None:
+    """The lasting line that opens a stage after the download; None for the download itself."""
+    match progress.stage:
+        case Stage.CONVERT:
+            return converting()
+        case Stage.COMPRESS:
+            return compressing(upload_limit_bytes)
+        case Stage.DOWNLOAD:
+            return None
 
 
 def progress_line(progress: Progress) -> str:

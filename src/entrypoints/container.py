@@ -22,6 +22,7 @@ from pydantic import SecretStr
 
 from adapters.clock import SystemClock
 from adapters.ffmpeg.prober import FfprobeProber
+from adapters.ffmpeg.transcoder import FfmpegTranscoder
 from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
 from adapters.net.forward_proxy import ForwardProxy
@@ -40,6 +41,8 @@ from core.jobs.registry import JobRegistry, JobType
 from core.lifecycle import RetryPolicy
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
+from core.media.playable import PlayableDownloads
+from core.media.thumbnails import Thumbnails
 from core.pipeline.confirm import Confirmations
 from core.pipeline.download import DownloadVideo
 from core.pipeline.inline import DownloadInline
@@ -148,8 +151,11 @@ class Container(containers.DeclarativeContainer):
         warm=settings.provided.ytdlp_warm,
         warm_idle_seconds=settings.provided.ytdlp_warm_idle_seconds,
         proxy=egress_proxy,
+        max_download_bytes=settings.provided.download_cap_bytes,
+        cookies_file=settings.provided.ytdlp_cookies_file,
     )
     prober = providers.Singleton(FfprobeProber)
+    transcoder = providers.Singleton(FfmpegTranscoder)
     ytdlp_updater = providers.Singleton(
         YtDlpUpdater,
         settings.provided.data_dir,
@@ -199,13 +205,22 @@ class Container(containers.DeclarativeContainer):
         BlobService, store, blob_files, store, clock, prober, max_bytes=settings.provided.max_blob_bytes
     )
     info = providers.Singleton(InfoService, store, downloader, clock)
+    # What a job downloads through: the file comes out playable everywhere and within the limit.
+    playable = providers.Singleton(
+        PlayableDownloads,
+        downloader,
+        prober,
+        transcoder,
+        upload_limit_bytes=settings.provided.upload_limit_bytes,
+        transcode_timeout=settings.provided.ffmpeg_timeout_seconds,
+    )
     guard = providers.Singleton(UrlGuard, resolver, guard_rules)
     log_views = providers.Singleton(LogViews, messenger, clock, pacing)
     services = providers.Singleton(
         Services,
         info=info,
         blobs=blobs,
-        downloader=downloader,
+        downloader=playable,
         messenger=messenger,
         pending=store,
         handled=store,
@@ -214,6 +229,7 @@ class Container(containers.DeclarativeContainer):
         jobs=bare_engine,
         new_id=new_id,
         buttons=buttons,
+        thumbnails=providers.Singleton(Thumbnails, transcoder, blob_files),
         logs=log_views,
         turns=providers.Singleton(VideoTurns, pacing, clock),
     )
@@ -226,6 +242,7 @@ class Container(containers.DeclarativeContainer):
             confirm_longer_than_seconds=settings.provided.confirm_longer_than_seconds,
             ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
             max_attempts=settings.provided.max_attempts,
+            max_download_bytes=settings.provided.download_cap_bytes,
         ),
     )
     download_inline = providers.Selector(
@@ -267,6 +284,7 @@ class Container(containers.DeclarativeContainer):
         store,
         clock,
         log_views,
+        store,
         max_queued_per_user=settings.provided.max_queued_per_user,
         worker_slots=settings.provided.job_concurrency,
         allowed_chat_ids=settings.provided.allowed_chat_ids,

@@ -79,5 +79,5 @@ def configure_logging(log_format: str, level: str = "info") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(number)
-    for noisy in ("aiogram.event", "aiosqlite", "asyncio"):
+    for noisy in ("aiogram.event", "asyncio"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -12,9 +12,13 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from core.media.playable import MAX_FIT_PASSES
 from core.url_policy import Endpoint
 
 PREFIX = "VIDRELAY_"
+DOWNLOAD_CAP_FACTOR = 4
+_PRIVATE = frozenset({"ytdlp_cookies_file"})
+"""Settings shown only as "(masked)": not secrets by type, but nothing an onlooker should read."""
 IdList = Annotated[tuple[int, ...], NoDecode]
 HostPorts = Annotated[tuple[str, ...], NoDecode]
 Switch = Literal["on", "off"]
@@ -66,6 +70,20 @@ class Settings(BaseSettings):
     ytdlp_pip_args: str = Field(
         "", description="extra pip arguments for the updater (a private index, `--find-links`); empty = PyPI"
     )
+    ytdlp_cookies_file: Path | None = Field(
+        None,
+        description="a Netscape cookies.txt passed to yt-dlp for sites that need a login; never shown "
+        "or logged, a missing or unreadable file refuses the start",
+    )
+    max_download_bytes: int | None = Field(
+        None,
+        ge=1,
+        description="nothing bigger is fetched (announced, estimated or counted while it downloads); "
+        "unset = 4 times the upload limit, room to compress to fit",
+    )
+    ffmpeg_timeout_seconds: float = Field(
+        600.0, gt=0, description="deadline of one ffmpeg run (a conversion or a compression to fit)"
+    )
     shutdown_grace_seconds: float = Field(
         30.0, ge=0, description="in-flight jobs may finish for this long after SIGTERM"
     )
@@ -116,6 +134,14 @@ class Settings(BaseSettings):
             return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
         return value
 
+    @field_validator("ytdlp_cookies_file")
+    @classmethod
+    def _readable(cls, value: Path | None) -> Path | None:
+        # The message names no path: the variable is enough to find it, and the path stays private.
+        if value is not None and not _is_readable_file(value):
+            raise ValueError("the cookies file is missing, not a file, or not readable")
+        return value
+
     @field_validator("private_url_allowlist", mode="before")
     @classmethod
     def _split_host_ports(cls, value: Any) -> Any:
@@ -137,6 +163,11 @@ class Settings(BaseSettings):
         return 2000 * 1024 * 1024 if self.telegram_local_mode else 50 * 1024 * 1024
 
     @property
+    def download_cap_bytes(self) -> int:
+        """Room for compress-to-fit: a source a few times the limit can still be brought under it."""
+        return self.max_download_bytes or DOWNLOAD_CAP_FACTOR * self.upload_limit_bytes
+
+    @property
     def private_url_endpoints(self) -> tuple[Endpoint, ...]:
         return tuple(Endpoint.parse(entry) for entry in self.private_url_allowlist)
 
@@ -146,8 +177,9 @@ class Settings(BaseSettings):
 
     @property
     def attempt_timeout_seconds(self) -> float:
-        """A whole attempt: a scrape and a download, each with its own yt-dlp deadline, plus the upload."""
-        return 2 * self.ytdlp_timeout_seconds + 300
+        """A whole attempt: a scrape and a download, each with its own yt-dlp deadline, the passes
+        of a conversion or compression with ffmpeg's, plus the upload."""
+        return 2 * self.ytdlp_timeout_seconds + MAX_FIT_PASSES * self.ffmpeg_timeout_seconds + 300
 
     @property
     def inline_mode(self) -> Switch:
@@ -168,8 +200,17 @@ class Settings(BaseSettings):
         """Every effective setting as its environment variable, secrets masked."""
         shown: dict[str, str] = {}
         for name, value in self.model_dump().items():
-            shown[PREFIX + name.upper()] = _show(value)
+            shown[PREFIX + name.upper()] = "(masked)" if name in _PRIVATE and value else _show(value)
         return shown
+
+
+def _is_readable_file(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            file.read(1)
+    except OSError:
+        return False
+    return path.is_file()
 
 
 def _host_port(entry: str) -> str:

@@ -13,3 +13,8 @@ class ShutdownAbort(Exception):
 
 class BlobFilesError(Exception):
     """The blob folder could not be read or written."""
+
+
+class StoreRefused(StoreError):
+    """The store's data is not ours to touch (not a database, another program's, a newer schema):
+    no retry can help, and nothing was changed."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Protocol
 
@@ -38,6 +39,14 @@ class VideoInfo:
     """False for a photo item of a carousel or an audio-only entry."""
 
 
+class Stage(Enum):
+    DOWNLOAD = "download"
+    CONVERT = "convert"
+    """Re-encoding into what every client plays."""
+    COMPRESS = "compress"
+    """Re-encoding to fit the upload limit."""
+
+
 @dataclass(frozen=True, slots=True)
 class Progress:
     percent: float | None
@@ -45,6 +54,7 @@ class Progress:
     eta_seconds: float | None
     downloaded_bytes: int | None = None
     total_bytes: int | None = None
+    stage: Stage = Stage.DOWNLOAD
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +67,28 @@ class ToolFailure:
     timed_out_after: float | None = None
     aborted: bool = False
     """Stopped because the process is shutting down: not the job's fault."""
+    too_large_bytes: int | None = None
+    """The video cannot be delivered at its size (over the download cap, or over the upload limit
+    even compressed): at least this many bytes. Not a failure to retry: the answer is "too large"."""
 
 
 @dataclass(frozen=True, slots=True)
 class MediaProbe:
+    """What ffprobe found in a file: the first video and the first audio stream."""
+
     duration: float | None
     width: int | None
     height: int | None
+    video_codec: str | None = None
+    """ffprobe's codec name ("h264", "hevc", "vp9", "av1"); None: no video stream."""
+    pix_fmt: str | None = None
+    bit_depth: int | None = None
+    audio_codec: str | None = None
+    """"aac", "mp3", "opus"…; None: no audio stream."""
+    container: str | None = None
+    """ffprobe's format name, e.g. "mov,mp4,m4a,3gp,3g2,mj2" or "matroska,webm"."""
+    size: int | None = None
+    """The file's bytes."""
 
 
 OutputSink = Callable[[str], None]

@@ -57,10 +57,43 @@ class VideoMeta:
     width: int | None = None
     height: int | None = None
     caption: str | None = None
+    thumbnail: Path | None = None
+    """A JPEG of at most 320 px a side, uploaded with the video (Telegram reuses none: not by file_id)."""
 
 
 @dataclass(frozen=True, slots=True)
 class SentVideo:
+    message_id: int
+    file_id: str
+    file_unique_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AudioFile:
+    """A sound file on our disk (M4A or MP3: Telegram plays nothing else as audio)."""
+
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAudio:
+    """An audio Telegram already has."""
+
+    file_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class AudioMeta:
+    duration: int | None = None
+    title: str | None = None
+    performer: str | None = None
+    caption: str | None = None
+    thumbnail: Path | None = None
+    """A JPEG of at most 320 px a side, uploaded with the audio (never by file_id)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SentAudio:
     message_id: int
     file_id: str
     file_unique_id: str
@@ -112,6 +145,11 @@ class Messenger(Protocol):
 
     async def answer_callback(self, callback_id: str, text: str | None = None) -> None: ...
 
+    async def member_status(self, chat_id: int, user_id: int) -> str:
+        """What the chat says `user_id` is there: "creator", "administrator", "member",
+        "restricted", "left" or "kicked"."""
+        ...
+
     async def edit_inline_video(
         self,
         inline_message_id: str,
@@ -120,3 +158,30 @@ class Messenger(Protocol):
         *,
         keyboard: Keyboard | None = None,
     ) -> None: ...
+
+    async def send_audio(
+        self,
+        chat_id: int,
+        audio: AudioFile | StoredAudio,
+        meta: AudioMeta,
+        *,
+        reply_to: int | None = None,
+        keyboard: Keyboard | None = None,
+    ) -> SentAudio: ...
+
+    async def edit_inline_audio(
+        self,
+        inline_message_id: str,
+        file_id: str,
+        meta: AudioMeta,
+        *,
+        keyboard: Keyboard | None = None,
+    ) -> None:
+        """Swap an inline message's content for the audio Telegram has as `file_id`."""
+        ...
+
+    async def edit_inline_text(
+        self, inline_message_id: str, text: str, *, keyboard: Keyboard | None = None
+    ) -> None:
+        """Replace the text of a message a user sent through inline mode (HTML, no link preview)."""
+        ...

@@ -8,10 +8,24 @@ from typing import Protocol
 
 from ports.blobs import BlobIndex
 from ports.caches import HandledUrls, InfoCache
-from ports.jobs import JobStore
+from ports.chat_settings import ChatSettingsStore
+from ports.failed_jobs import FailedJobs
 from ports.pending import PendingStore
+from ports.queue import JobQueue
+from ports.quota import UserQuota
 from ports.secrets import InstallSecrets
 
 
-class Store(JobStore, PendingStore, BlobIndex, InfoCache, HandledUrls, InstallSecrets, Protocol):
+class Store(
+    JobQueue,
+    FailedJobs,
+    UserQuota,
+    PendingStore,
+    BlobIndex,
+    InfoCache,
+    HandledUrls,
+    InstallSecrets,
+    ChatSettingsStore,
+    Protocol,
+):
     async def close(self) -> None: ...

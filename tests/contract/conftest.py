@@ -1,14 +1,18 @@
 """One contract suite, run against every store adapter.
 
-To add an adapter (Postgres), add its name to STORES and an opener to OPENERS: every test in
-this folder then runs against it. Abilities a store cannot offer (fault injection needs a
-database; nothing in memory can be corrupted) are None in its kit, and the tests that need them
-skip with the reason.
+Each store is one fixture named `<name>_kit` that opens it for a test (and closes it); add its
+name to STORES and every test in this folder runs against it too. Abilities a store cannot offer
+(fault injection needs a database; nothing in memory can be corrupted) are None in its kit, and
+the tests that need them skip with the reason. Faults are caused from outside, the way they
+happen: a second real connection to the same database changes its schema or its rows.
 """
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +23,7 @@ from adapters.sqlite import SqliteStore
 from ports.store import Store
 
 NOW = 1_700_000_000.0
+STORES = ["memory", "sqlite"]
 
 FailInserts = Callable[[str], Awaitable[None]]
 """Make every later INSERT into the named table fail inside the store's own transaction."""
@@ -34,38 +39,44 @@ class StoreKit:
     corrupt_info: CorruptInfo | None = None
 
 
-async def _memory(_: Path) -> StoreKit:
-    return StoreKit("memory", MemoryStore())
+@pytest.fixture
+async def memory_kit() -> AsyncIterator[StoreKit]:
+    store = MemoryStore()
+    yield StoreKit("memory", store)
+    await store.close()
 
 
-async def _sqlite(folder: Path) -> StoreKit:
-    store = await SqliteStore.open(folder / "vidrelay.db")
+@pytest.fixture
+async def sqlite_kit(tmp_path: Path) -> AsyncIterator[StoreKit]:
+    path = tmp_path / "vidrelay.db"
+    store = await SqliteStore.open(path)
+
+    async def from_another_connection(sql: str, parameters: tuple[object, ...] = ()) -> None:
+        def run() -> None:
+            with closing(sqlite3.connect(path, timeout=10, isolation_level=None)) as other:
+                other.execute(sql, parameters)
+
+        await asyncio.to_thread(run)
 
     async def fail_inserts_into(table: str) -> None:
-        # A TEMP trigger lives on the store's own connection only, so the failure happens inside
-        # the store's transaction, after any guard row was already written in it.
-        await store.execute(
-            f"CREATE TEMP TRIGGER fail_insert_{table} BEFORE INSERT ON main.{table}"
+        # A trigger in the file: the store's own connection sees it at its next statement, so the
+        # failure happens inside the store's transaction, after any guard row was written in it.
+        await from_another_connection(
+            f"CREATE TRIGGER fail_insert_{table} BEFORE INSERT ON {table}"
             " BEGIN SELECT RAISE(FAIL, 'injected insert failure'); END"
         )
 
     async def corrupt_info(url: str, raw: str) -> None:
-        await store.execute("UPDATE video_info SET entries = ? WHERE url = ?", (raw, url))
+        await from_another_connection("UPDATE video_info SET entries = ? WHERE url = ?", (raw, url))
 
-    return StoreKit("sqlite", store, fail_inserts_into, corrupt_info)
-
-
-OPENERS: dict[str, Callable[[Path], Awaitable[StoreKit]]] = {"memory": _memory, "sqlite": _sqlite}
-STORES = list(OPENERS)
+    yield StoreKit("sqlite", store, fail_inserts_into, corrupt_info)
+    await store.close()
 
 
 @pytest.fixture(params=STORES)
-async def kit(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[StoreKit]:
-    opened = await OPENERS[request.param](tmp_path)
-    try:
-        yield opened
-    finally:
-        await opened.store.close()
+def kit(request: pytest.FixtureRequest) -> StoreKit:
+    made: StoreKit = request.getfixturevalue(f"{request.param}_kit")
+    return made
 
 
 @pytest.fixture

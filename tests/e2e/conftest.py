@@ -78,7 +78,10 @@ class Stack:
 
 
 async def _stack(root: Path, flood_limits: FloodLimits | None = None, **env: str) -> AsyncIterator[Stack]:
-    async with VideoServer(CLIPS_DIR) as site, FakeBotApi(flood_limits=flood_limits) as api:
+    async with (
+        VideoServer(CLIPS_DIR) as site,
+        FakeBotApi(keep_uploads=root / "uploads", flood_limits=flood_limits) as api,
+    ):
         stack = Stack(api, site, root, BotProcess({}, root / "unused.log"))
         await stack.new_bot(**env).start(api)
         try:

@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -195,6 +196,34 @@ async def test_calls_are_recorded_with_chat_time_outcome_and_file_hashes(
     assert refused.description.startswith("Bad Request: can't parse entities")
     assert (sent.ok, sent.files) == (True, {"video": hashlib.sha256(b"bytes").hexdigest()})
     assert sent.at >= refused.at
+
+
+async def test_uploads_are_kept_by_digest_when_asked_and_thumbnails_are_measured(
+    http: aiohttp.ClientSession, tmp_path: Path
+) -> None:
+    thumb = b"\xff\xd8\xff\xc0\x00\x11\x08\x00\xb4\x01\x40\x03" + b"\x00" * 40  # SOF0: 320x180
+    big = b"\xff\xd8\xff\xc0\x00\x11\x08\x02\xd0\x05\x00\x03" + b"\x00" * 40  # 1280x720
+    async with FakeBotApi(keep_uploads=tmp_path / "kept") as api:
+        api.add_chat(PRIVATE)
+        for picture in (thumb, big, b"not a jpeg"):
+            form = aiohttp.FormData()
+            form.add_field("chat_id", str(PRIVATE.id))
+            form.add_field("video", b"video bytes", filename="v.mp4")
+            form.add_field("thumbnail", "attach://t")
+            form.add_field("t", picture, filename="t.jpg")
+            status, _ = await call(http, api, "sendVideo", data=form)
+            assert status == 200
+
+        first, second, third = api.videos(PRIVATE.id)
+        assert api.uploaded_file(first.sha256).read_bytes() == b"video bytes"
+        assert first.thumbnail is not None
+        assert (first.thumbnail.width, first.thumbnail.height, first.thumbnail.valid) == (320, 180, True)
+        assert second.thumbnail is not None
+        assert not second.thumbnail.valid  # over 320 px: Telegram would ignore it
+        assert third.thumbnail is not None
+        assert (third.thumbnail.width, third.thumbnail.valid) == (None, False)
+        with pytest.raises(KeyError):
+            api.uploaded_file("0" * 64)
 
 
 async def test_message_ids_count_per_chat_and_results_look_like_telegrams(

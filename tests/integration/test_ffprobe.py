@@ -27,7 +27,17 @@ async def clips() -> dict[str, Path]:
 
 async def test_the_short_clip(clips: dict[str, Path]) -> None:
     probe = await FfprobeProber().probe(clips["short"])
-    assert probe == MediaProbe(duration=pytest.approx(2.0, abs=0.1), width=160, height=120)
+    assert probe == MediaProbe(
+        duration=pytest.approx(2.0, abs=0.1),
+        width=160,
+        height=120,
+        video_codec="h264",
+        pix_fmt="yuv420p",
+        bit_depth=8,
+        audio_codec="aac",
+        container="mov,mp4,m4a,3gp,3g2,mj2",
+        size=clips["short"].stat().st_size,
+    )
 
 
 async def test_the_long_clip_is_25_minutes(clips: dict[str, Path]) -> None:
@@ -119,3 +129,20 @@ def test_odd_ffprobe_output_never_raises(stdout: str) -> None:
 def test_an_audio_only_file_has_a_duration_but_no_size() -> None:
     out = '{"streams": [{"codec_type": "audio"}], "format": {"duration": "3.5"}}'
     assert parse_probe(out) == MediaProbe(duration=3.5, width=None, height=None)
+
+
+def test_a_ten_bit_stream_has_its_depth_from_the_pixel_format() -> None:
+    out = b'{"streams": [{"codec_type": "video", "codec_name": "hevc", "pix_fmt": "yuv420p10le"}]}'
+    probe = parse_probe(out)
+    assert probe is not None
+    assert (probe.video_codec, probe.bit_depth, probe.audio_codec) == ("hevc", 10, None)
+
+
+def test_a_cover_picture_is_not_the_video() -> None:
+    out = (
+        b'{"streams": [{"codec_type": "audio", "codec_name": "mp3"},'
+        b' {"codec_type": "video", "codec_name": "mjpeg", "disposition": {"attached_pic": 1}}]}'
+    )
+    probe = parse_probe(out)
+    assert probe is not None
+    assert (probe.video_codec, probe.audio_codec) == (None, "mp3")

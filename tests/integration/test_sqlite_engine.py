@@ -12,7 +12,7 @@ from adapters.clock import SystemClock
 from adapters.sqlite import SqliteStore
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import JobContext, JobOutcome, JobRegistry, JobType
-from ports.jobs import NewJob
+from ports.jobs import Lease, NewJob
 
 JOBS = 30
 
@@ -23,11 +23,12 @@ class CountingStore(SqliteStore):
     done_at: list[int]
     all_done: asyncio.Event
 
-    async def complete(self, job_id: int) -> None:
-        await super().complete(job_id)
+    async def complete(self, lease: Lease) -> bool:
+        landed = await super().complete(lease)
         self.done_at.append(self.transactions)
         if len(self.done_at) == JOBS:
             self.all_done.set()
+        return landed
 
 
 async def run_jobs(path: Path, concurrency: int) -> tuple[CountingStore, list[int]]:

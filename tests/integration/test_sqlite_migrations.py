@@ -9,6 +9,7 @@ import pytest
 
 from adapters.sqlite import SqliteStore
 from adapters.sqlite.schema import MIGRATIONS, Migration, migrate, schema_version
+from ports.chat_settings import ChatSettings
 from ports.errors import StoreError
 from ports.jobs import HandledUrlGuard, NewJob
 
@@ -39,6 +40,13 @@ CANARIES: dict[int, list[str]] = {
         " VALUES (1, 2, 'https://canary.example', 0)",
     ],
     5: ["INSERT INTO install_secrets (name, value, created_at) VALUES ('canary', x'c0ffee', 0)"],
+    6: [
+        "INSERT INTO chat_settings (chat_id, max_height, audio_only, ask_long_videos,"
+        " ask_longer_than_seconds, updated_at) VALUES (-42, 480, 1, 0, 600, 0)"
+    ],
+    7: [
+        "UPDATE jobs SET token = 7, suspect = 1 WHERE name = 'canary'",
+    ],
 }
 
 
@@ -49,6 +57,14 @@ def build_at_version(path: Path, version: int) -> None:
         for applied in range(1, version + 1):
             for statement in CANARIES[applied]:
                 connection.execute(statement)
+    finally:
+        connection.close()
+
+
+def user_version(path: Path) -> int:
+    connection = sqlite3.connect(path)
+    try:
+        return schema_version(connection)
     finally:
         connection.close()
 
@@ -66,8 +82,7 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
 
     store = await SqliteStore.open(path)
     try:
-        [(reached,)] = await store.execute("PRAGMA user_version")
-        assert reached == len(MIGRATIONS)
+        assert user_version(path) == len(MIGRATIONS)
         jobs = await store.list_jobs()
         failed = await store.list_failed()
         parked = await store.pending("canary")
@@ -76,16 +91,19 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
         guard = HandledUrlGuard(1, 2, "https://canary.example")
         refused = await store.enqueue(NewJob("download_video", {}, 3), NOW, guard) is None
         secret = await store.install_secret("canary", b"new")
+        chosen = await store.chat_settings(-42)
     finally:
         await store.close()
 
     assert [(j.name, j.payload) for j in jobs] == ([("canary", {"n": 1})] if version >= 1 else [])
+    assert [(j.token, j.suspect) for j in jobs] == ([(7, True)] if version >= 7 else [(0, False)] * len(jobs))
     assert [f.name for f in failed] == (["dead_canary"] if version >= 1 else [])
     assert (parked is not None) == (version >= 2)
     assert (blob is not None and blob.file_name == "c.mp4") == (version >= 3)
     assert (info == []) == (version >= 4)
     assert refused == (version >= 4)
     assert secret == (b"\xc0\xff\xee" if version >= 5 else b"new")
+    assert chosen == (ChatSettings(480, True, False, 600) if version >= 6 else None)
 
 
 async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
@@ -118,11 +136,10 @@ async def test_a_failing_migration_rolls_back_with_its_version_bump(tmp_path: Pa
 
     fixed = (*MIGRATIONS, Migration("extra", ("CREATE TABLE extra (x TEXT)",)))
     store = await SqliteStore.open(path, migrations=fixed)
-    try:
-        assert await store.execute("PRAGMA user_version") == [(len(MIGRATIONS) + 1,)]
-        assert await store.execute("SELECT count(*) FROM extra") == [(0,)]
-    finally:
-        await store.close()
+    await store.close()
+    assert user_version(path) == len(MIGRATIONS) + 1
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT count(*) FROM extra").fetchall() == [(0,)]
 
 
 async def test_a_file_from_a_newer_vidrelay_is_refused(tmp_path: Path) -> None:

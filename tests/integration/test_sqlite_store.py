@@ -1,5 +1,9 @@
 """What only the SQLite store has: its file settings, the single writer with group commit and
-savepoints, driver errors as StoreError, the claim's query plan, two connections on one file."""
+savepoints, driver errors as StoreError, the claim's query plan, two connections on one file.
+
+Faults are caused from outside the store, the way they happen: a second real connection to the
+file changes its schema or its rows, or holds its write lock.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,9 @@ import sqlite3
 import sys
 import threading
 from collections.abc import AsyncIterator
+from contextlib import closing
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 
@@ -17,16 +23,36 @@ from ports.errors import StoreError
 from ports.jobs import HandledUrlGuard, NewJob
 
 NOW = 1_700_000_000.0
-SYNCHRONOUS = {"OFF": 0, "NORMAL": 1, "FULL": 2, "EXTRA": 3}
 
 
 def job(name: str = "download_video", **payload: object) -> NewJob:
     return NewJob(name, dict(payload), 3)  # type: ignore[arg-type]
 
 
+def other_connection(path: Path, sql: str, parameters: tuple[object, ...] | list[object] = ()) -> list[Any]:
+    """One statement on a connection of its own (another process, as far as the store can tell)."""
+    with closing(sqlite3.connect(path, timeout=10, isolation_level=None)) as other:
+        return other.execute(sql, parameters).fetchall()
+
+
+class RecordingConnection(sqlite3.Connection):
+    """Remembers the statements the store ran: per-connection PRAGMAs are visible nowhere else."""
+
+    statements: ClassVar[list[str]] = []
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
+        RecordingConnection.statements.append(sql)
+        return super().execute(sql, *args)
+
+
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
-    opened = await SqliteStore.open(tmp_path / "vidrelay.db")
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "vidrelay.db"
+
+
+@pytest.fixture
+async def store(path: Path) -> AsyncIterator[SqliteStore]:
+    opened = await SqliteStore.open(path)
     try:
         yield opened
     finally:
@@ -38,22 +64,30 @@ async def names(store: SqliteStore) -> list[str]:
 
 
 @pytest.mark.parametrize("level", ["NORMAL", "FULL"])
-async def test_the_file_is_wal_with_the_chosen_durability(tmp_path: Path, level: str) -> None:
+async def test_the_file_is_wal_with_the_chosen_durability(path: Path, level: str) -> None:
+    RecordingConnection.statements = []
     store = await SqliteStore.open(
-        tmp_path / "vidrelay.db", synchronous=level.lower(), busy_timeout_seconds=2.5
+        path, synchronous=level.lower(), busy_timeout_seconds=2.5, connection_class=RecordingConnection
     )
     try:
-        assert await store.execute("PRAGMA journal_mode") == [("wal",)]
-        assert await store.execute("PRAGMA synchronous") == [(SYNCHRONOUS[level],)]
-        assert await store.execute("PRAGMA busy_timeout") == [(2500,)]
-        assert await store.execute("PRAGMA foreign_keys") == [(1,)]
+        assert other_connection(path, "PRAGMA journal_mode") == [("wal",)]
+        ran = RecordingConnection.statements
+        assert {
+            f"PRAGMA synchronous = {level}",
+            "PRAGMA busy_timeout = 2500",
+            "PRAGMA foreign_keys = ON",
+        } <= set(ran)
     finally:
         await store.close()
 
 
-async def test_the_default_durability_is_full(store: SqliteStore) -> None:
+async def test_the_default_durability_is_full(path: Path) -> None:
+    RecordingConnection.statements = []
+    store = await SqliteStore.open(path, connection_class=RecordingConnection)
+    await store.close()
+
     assert DEFAULT_SYNCHRONOUS == "FULL"
-    assert await store.execute("PRAGMA synchronous") == [(SYNCHRONOUS["FULL"],)]
+    assert "PRAGMA synchronous = FULL" in RecordingConnection.statements
 
 
 async def test_an_unknown_durability_level_is_refused(tmp_path: Path) -> None:
@@ -66,42 +100,58 @@ async def test_an_unopenable_path_is_a_store_error_and_leaves_no_thread(tmp_path
     with pytest.raises(StoreError, match="cannot"):
         await SqliteStore.open(tmp_path / where)
 
-    assert not [t for t in threading.enumerate() if "_connection_worker_thread" in t.name]
+    assert not [t for t in threading.enumerate() if t.name.startswith("vidrelay-sqlite")]
 
 
-async def test_the_claim_walks_the_primary_key_without_sorting(store: SqliteStore) -> None:
-    from adapters.sqlite.store import _CLAIM_ANY, _CLAIM_UNPAUSED
+def plan_of(path: Path, sql: str, parameters: tuple[object, ...] | list[object]) -> str:
+    return " | ".join(row[3] for row in other_connection(path, f"EXPLAIN QUERY PLAN {sql}", parameters))
 
-    for sql, params in ((_CLAIM_ANY, ("w", 1, 0, 0)), (_CLAIM_UNPAUSED, ("w", 1, 0, 0, "[]"))):
-        plan = " | ".join(row[3] for row in await store.execute(f"EXPLAIN QUERY PLAN {sql}", params))
+
+async def test_the_claim_walks_the_primary_key_without_sorting(store: SqliteStore, path: Path) -> None:
+    from adapters.sqlite.jobs import _FIRST_FREE, _FIRST_FREE_UNPAUSED
+
+    for sql, params in ((_FIRST_FREE, (0,)), (_FIRST_FREE_UNPAUSED, (0, "[]"))):
+        plan = plan_of(path, sql, params)
         assert "SCAN jobs" in plan
         assert "TEMP B-TREE" not in plan
         assert "INDEX" not in plan.replace("json_each VIRTUAL TABLE INDEX", "")
 
 
 @pytest.mark.parametrize(
-    ("query", "index"),
+    ("module", "query", "index"),
     [
-        ("_NEXT_DUE", "jobs_available_at"),
-        ("_NEXT_DUE_UNPAUSED", "jobs_available_at"),
-        ("_NEXT_LEASE_END", "jobs_lease_until"),
-        ("_NEXT_LEASE_END_UNPAUSED", "jobs_lease_until"),
-        ("_SAME_NAME_EXISTS", "jobs_name"),
-        ("_COUNT_FOR_OWNER", "jobs_owner"),
-        ("_PINNED_BY_PENDING", "pending_blob_key"),
-        ("_EXPIRE", "pending_created_at"),
-        ("_SWEEP_INFO", "video_info_created_at"),
-        ("_SWEEP_HANDLED", "handled_urls_created_at"),
+        ("jobs", "_NEXT_FREE", "jobs_available_at"),
+        ("jobs", "_NEXT_FREE_UNPAUSED", "jobs_available_at"),
+        ("jobs", "_NEXT_LEASE_END", "jobs_lease_until"),
+        ("jobs", "_HELD_BY_ME", "jobs_claimed_by"),
+        ("jobs", "_RENEW", "jobs_claimed_by"),
+        ("jobs", "_SAME_NAME_EXISTS", "jobs_name"),
+        ("failed_jobs", "_COUNT_FOR_OWNER", "jobs_owner"),
+        ("blobs", "_PINNED_BY_PENDING", "pending_blob_key"),
+        ("pending", "_EXPIRE", "pending_created_at"),
+        ("caches", "_SWEEP_INFO", "video_info_created_at"),
+        ("caches", "_SWEEP_HANDLED", "handled_urls_created_at"),
     ],
 )
-async def test_lookups_use_their_index(store: SqliteStore, query: str, index: str) -> None:
-    from adapters.sqlite import store as queries
+async def test_lookups_use_their_index(
+    store: SqliteStore, path: Path, module: str, query: str, index: str
+) -> None:
+    import importlib
 
-    sql = getattr(queries, query)
-    rows = await store.execute(f"EXPLAIN QUERY PLAN {sql}", [0] * sql.count("?"))
-    plan = " | ".join(row[3] for row in rows)
+    sql = getattr(importlib.import_module(f"adapters.sqlite.{module}"), query)
+    plan = plan_of(path, sql, [0] * sql.count("?"))
 
     assert f"INDEX {index} " in f"{plan} "
+
+
+async def test_taking_back_dead_holders_reads_only_the_held_rows(store: SqliteStore, path: Path) -> None:
+    """It runs before every claim: it must cost a look at the held rows, not a scan of the queue."""
+    from adapters.sqlite.jobs import _TAKE_BACK
+
+    plan = plan_of(path, _TAKE_BACK, {"me": "w", "dead_before": 0})  # type: ignore[arg-type]
+
+    assert "INDEX jobs_claimed_by" in plan
+    assert "SCAN jobs" not in plan.replace("SCAN jobs USING INDEX jobs_claimed_by", "")
 
 
 async def test_operations_that_arrive_together_share_one_transaction(store: SqliteStore) -> None:
@@ -113,10 +163,13 @@ async def test_operations_that_arrive_together_share_one_transaction(store: Sqli
     assert store.transactions == before + 1
 
 
-async def test_a_failing_operation_rolls_back_alone_and_gets_its_own_error(store: SqliteStore) -> None:
-    await store.execute(
-        "CREATE TEMP TRIGGER refuse_poison BEFORE INSERT ON main.jobs WHEN NEW.name = 'poison'"
-        " BEGIN SELECT RAISE(FAIL, 'poison refused'); END"
+async def test_a_failing_operation_rolls_back_alone_and_gets_its_own_error(
+    store: SqliteStore, path: Path
+) -> None:
+    other_connection(
+        path,
+        "CREATE TRIGGER refuse_poison BEFORE INSERT ON jobs WHEN NEW.name = 'poison'"
+        " BEGIN SELECT RAISE(FAIL, 'poison refused'); END",
     )
     guard = HandledUrlGuard(1, 1, "https://example.com/poison")
     before = store.transactions
@@ -138,10 +191,16 @@ async def test_a_failing_operation_rolls_back_alone_and_gets_its_own_error(store
     assert await store.sweep_handled(NOW + 1) == 0  # the poison's guard mark rolled back with it
 
 
-async def test_when_sqlite_aborts_the_whole_transaction_only_the_culprit_fails(store: SqliteStore) -> None:
-    """SQLITE_FULL rolls back the whole transaction, not just the statement: the others run again."""
-    [(pages,)] = await store.execute("PRAGMA page_count")
-    await store.execute(f"PRAGMA max_page_count = {pages + 2}")
+async def test_when_sqlite_aborts_the_whole_transaction_only_the_culprit_fails(
+    store: SqliteStore, path: Path
+) -> None:
+    """Like SQLITE_FULL or an I/O error, RAISE(ROLLBACK) takes the whole transaction, not just the
+    statement: the others run again."""
+    other_connection(
+        path,
+        "CREATE TRIGGER disk_full BEFORE INSERT ON jobs WHEN NEW.name = 'huge'"
+        " BEGIN SELECT RAISE(ROLLBACK, 'database or disk is full'); END",
+    )
     before = store.transactions
 
     results = await asyncio.gather(
@@ -204,9 +263,11 @@ async def test_an_operation_cancelled_before_its_batch_never_runs(store: SqliteS
     assert await names(store) == ["kept"]
 
 
-async def test_a_damaged_payload_reaches_the_job_instead_of_wedging_the_queue(store: SqliteStore) -> None:
+async def test_a_damaged_payload_reaches_the_job_instead_of_wedging_the_queue(
+    store: SqliteStore, path: Path
+) -> None:
     await store.enqueue(job(), NOW)
-    await store.execute("UPDATE jobs SET payload = '{not json'")
+    other_connection(path, "UPDATE jobs SET payload = '{not json'")
 
     claimed = await store.claim("w", NOW, 60)
 
@@ -302,7 +363,7 @@ async def test_two_connections_on_one_file_wait_for_each_other(tmp_path: Path) -
 
 
 async def test_a_process_that_never_closes_the_store_still_exits(tmp_path: Path) -> None:
-    """asyncio.run cancels the writer at exit; it stops aiosqlite's (non-daemon) thread too."""
+    """asyncio.run cancels the writer at exit; it lets the connection's (non-daemon) thread end too."""
     path = tmp_path / "vidrelay.db"
     script = (
         "import asyncio, pathlib\n"
@@ -323,5 +384,48 @@ async def test_a_process_that_never_closes_the_store_still_exits(tmp_path: Path)
     store = await SqliteStore.open(path)
     try:
         assert [j.name for j in await store.list_jobs()] == ["download_video"]
+    finally:
+        await store.close()
+
+
+class RollbackFailsOnce(sqlite3.Connection):
+    """A ROLLBACK TO that fails, as it can after an I/O error: a failure real SQLite will not
+    produce on demand."""
+
+    opened = 0
+    armed = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        RollbackFailsOnce.opened += 1
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
+        if sql == "ROLLBACK TO op" and RollbackFailsOnce.armed:
+            RollbackFailsOnce.armed = False
+            raise sqlite3.OperationalError("disk I/O error")
+        return super().execute(sql, *args)
+
+
+async def test_a_failing_rollback_makes_the_writer_start_over_on_a_new_connection(path: Path) -> None:
+    store = await SqliteStore.open(path, connection_class=RollbackFailsOnce)
+    other_connection(
+        path,
+        "CREATE TRIGGER refuse_poison BEFORE INSERT ON jobs WHEN NEW.name = 'poison'"
+        " BEGIN SELECT RAISE(FAIL, 'poison refused'); END",
+    )
+    RollbackFailsOnce.opened, RollbackFailsOnce.armed = 0, True
+    try:
+        results = await asyncio.gather(
+            store.enqueue(job("before"), NOW),
+            store.enqueue(job("poison"), NOW),
+            store.enqueue(job("after"), NOW),
+            return_exceptions=True,
+        )
+
+        assert all(isinstance(r, StoreError) for r in results)  # nothing of that transaction stands
+        assert await names(store) == []
+        assert await store.enqueue(job("next"), NOW) is not None
+        assert await names(store) == ["next"]
+        assert RollbackFailsOnce.opened == 1  # a fresh connection took over
     finally:
         await store.close()

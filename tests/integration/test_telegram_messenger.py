@@ -95,6 +95,15 @@ def clip(tmp_path: Path) -> Path:
     return path
 
 
+def tiny_jpeg(width: int, height: int) -> bytes:
+    """The start of a baseline JPEG: SOI, an APP0 segment, then the frame header with its size."""
+    app0 = b"\xff\xe0" + (16).to_bytes(2, "big") + b"JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
+    sof0 = (
+        b"\xff\xc0" + (17).to_bytes(2, "big") + b"\x08" + height.to_bytes(2, "big") + width.to_bytes(2, "big")
+    )
+    return b"\xff\xd8" + app0 + sof0 + b"\x03\x01\x22\x00\x02\x11\x01\x03\x11\x01" + b"\xff\xd9"
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -332,6 +341,49 @@ async def test_local_mode_passes_a_file_uri_and_the_server_reads_the_bytes_from_
     assert call.params["video"] == clip.resolve().as_uri()  # noqa: ASYNC240 - no I/O in practice
 
 
+async def test_a_thumbnail_goes_with_the_video_as_an_upload(
+    api: FakeBotApi, messenger: TelegramMessenger, clip: Path, tmp_path: Path
+) -> None:
+    thumb = tmp_path / "thumb.jpg"
+    thumb.write_bytes(tiny_jpeg(320, 180))
+
+    await messenger.send_video(PRIVATE.id, VideoFile(clip), VideoMeta(duration=2, thumbnail=thumb))
+
+    [video] = api.videos(PRIVATE.id)
+    assert video.thumbnail is not None
+    assert (video.thumbnail.width, video.thumbnail.height) == (320, 180)
+    assert video.thumbnail.sha256 == sha256(thumb)
+    assert video.thumbnail.valid
+    assert api.calls_of("sendVideo")[0].files == {"video": video.sha256, "thumbnail": sha256(thumb)}
+
+
+async def test_local_mode_uploads_the_thumbnail_beside_the_video_path(clip: Path, tmp_path: Path) -> None:
+    thumb = tmp_path / "thumb.jpg"
+    thumb.write_bytes(tiny_jpeg(160, 120))
+    async with FakeBotApi(local_mode=True) as api:
+        api.add_chat(PRIVATE)
+        bot = await _bot(api, local_mode=True)
+        try:
+            await TelegramMessenger(bot, local_mode=True).send_video(
+                PRIVATE.id, VideoFile(clip), VideoMeta(thumbnail=thumb)
+            )
+        finally:
+            await close(bot)
+
+    [video] = api.videos()
+    assert video.source == "path"
+    assert video.thumbnail is not None
+    assert video.thumbnail.valid
+
+
+async def test_a_video_by_file_id_carries_no_thumbnail(
+    api: FakeBotApi, messenger: TelegramMessenger, clip: Path
+) -> None:
+    sent = await messenger.send_video(PRIVATE.id, VideoFile(clip), VideoMeta())
+    await messenger.send_video(PRIVATE.id, StoredVideo(sent.file_id), VideoMeta())
+    assert [v.thumbnail for v in api.videos(PRIVATE.id)] == [None, None]
+
+
 async def test_a_cloud_server_refuses_a_file_path(clip: Path, messenger: TelegramMessenger) -> None:
     cloud_with_local_config = TelegramMessenger(messenger._bot, local_mode=True)
 
@@ -504,6 +556,21 @@ async def test_a_migrated_group_names_its_new_chat_id(api: FakeBotApi, messenger
     assert error.description == UPGRADED
     assert error.migrate_to_chat_id == -1001234567890
     assert await messenger.send_text(-1001234567890, "hello") > 0
+
+
+async def test_a_members_status_is_what_the_chat_says_of_them(
+    api: FakeBotApi, messenger: TelegramMessenger
+) -> None:
+    api.add_chat(GROUP)
+    statuses = {ALICE: "creator", BOB: "administrator", User(7): "restricted", User(8): "kicked"}
+    for user, status in statuses.items():
+        api.set_member_status(GROUP, user, status)
+
+    seen = [await messenger.member_status(GROUP.id, user_id) for user_id in (ALICE.id, BOB.id, 7, 8, 9)]
+
+    assert seen == ["creator", "administrator", "restricted", "kicked", "member"]
+    error = await refused(messenger.member_status(-4999, ALICE.id))
+    assert (error.code, error.description) == (400, "Bad Request: chat not found")
 
 
 async def test_a_revoked_token_is_permanent(api: FakeBotApi) -> None:

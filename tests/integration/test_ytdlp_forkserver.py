@@ -21,7 +21,7 @@ from returns.result import Failure, Success
 
 from adapters.process import Child, ChildProcesses, Exit
 from adapters.process.runner import STATUS_LOST
-from adapters.ytdlp import YtDlpDownloader, YtDlpLocator, forkserver
+from adapters.ytdlp import YtDlpDownloader, YtDlpLocator, forkserver_process
 from adapters.ytdlp.forkserver import ForkServers
 from core.ytdlp_errors import FailureKind, classify_ytdlp
 from ports.media import Progress, ToolFailure, VideoInfo
@@ -551,7 +551,7 @@ async def test_a_forked_run_ends_the_way_a_plain_run_ends(
 async def test_a_server_that_cannot_start_leaves_runs_to_plain_processes_and_says_so_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(forkserver, "SERVER_SCRIPT", tmp_path / "missing.py")
+    monkeypatch.setattr(forkserver_process, "SERVER_SCRIPT", tmp_path / "missing.py")
     install = install_fake(tmp_path, "2030.1.1")
     servers = ForkServers()
     try:

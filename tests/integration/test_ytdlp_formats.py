@@ -73,9 +73,56 @@ def test_a_tight_limit_takes_the_smaller_audio_too() -> None:
     assert choose_format(ADAPTIVE, 10 * MB).format_id == "134+139"
 
 
-def test_when_nothing_fits_the_pick_stays_and_its_size_says_too_large() -> None:
-    choice = choose_format(ADAPTIVE, 5 * MB)
+def test_when_nothing_fits_a_modest_format_within_the_cap_is_fetched_to_be_compressed() -> None:
+    choice = choose_format(ADAPTIVE, 5 * MB, 200 * MB)
+    assert (choice.format_id, choice.size) == ("134+140", 12 * MB)  # 360p, not the 1080p pick
+
+
+def test_when_nothing_modest_is_within_the_cap_the_smallest_within_it_is_fetched() -> None:
+    uhd = fmt("401", "avc1", "none", 120 * MB, height=2160)
+    entry = entry_with([AUDIO, BIG_V, uhd], [uhd, AUDIO])
+    assert choose_format(entry, 5 * MB, 100 * MB).format_id == "137+140"
+
+
+def test_when_nothing_is_within_the_cap_the_pick_stays_and_its_size_says_too_large() -> None:
+    choice = choose_format(ADAPTIVE, 5 * MB, 9 * MB)
     assert (choice.format_id, choice.size) == ("137+140", 83 * MB)
+
+
+def hls(format_id: str, tbr: float, height: int, acodec: str = "mp4a.40.2") -> dict[str, Any]:
+    """An HLS variant as yt-dlp lists it: a declared bitrate, no size."""
+    return {
+        **fmt(format_id, "avc1.42c014", acodec, None, tbr=tbr, height=height),
+        "protocol": "m3u8_native",
+        "manifest_url": "https://cdn.example/master.m3u8",
+    }
+
+
+def test_manifest_variants_are_sized_by_bitrate_and_duration_and_the_fitting_one_is_chosen() -> None:
+    low, high = hls("145", 145.2, 120), hls("8000", 8000.0, 1080)
+    entry = {**entry_with([low, high], [high]), **high, "duration": 65.0, "filesize_approx": None}
+    choice = choose_format(entry, 50 * MB)
+    assert choice.format_id == "145"
+    assert choice.size == int(145.2 * 1000 / 8 * 65)
+    assert choose_format(entry, 70 * MB).format_id == "8000"  # 65 MB estimated: it fits 70
+
+
+def test_a_separate_audio_track_without_a_bitrate_counts_as_128_kbps() -> None:
+    video = {**hls("v1", 1000.0, 720, acodec="none")}
+    audio = {**fmt("aud", "none", "mp4a.40.2", None), "protocol": "m3u8_native"}
+    entry = {**entry_with([audio, video], [video, audio]), "duration": 100.0, "filesize_approx": None}
+    choice = choose_format(entry, 50 * MB)
+    assert choice.size == int((1000 + 128) * 1000 / 8 * 100)
+
+
+def test_dash_without_a_duration_is_timed_by_its_fragments() -> None:
+    fragments = [{"path": "init.m4s"}, *({"path": f"{n}.m4s", "duration": 2.0} for n in range(30))]
+    video = {**fmt("0", "avc1", "none", None, tbr=400.0, height=240), "fragments": fragments}
+    audio = {**fmt("2", "none", "mp4a.40.2", None, tbr=32.0), "fragments": fragments}
+    entry = {**entry_with([audio, video], [video, audio]), "duration": None, "filesize_approx": None}
+    info = to_video_info("https://x/manifest.mpd", entry, json.dumps(entry), 50 * MB)
+    assert info.duration == 60.0
+    assert info.filesize == int(432 * 1000 / 8 * 60)
 
 
 def test_progressive_formats_compete_too() -> None:

@@ -9,7 +9,19 @@ import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ports.messenger import Keyboard, Messenger, MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
+from ports.messenger import (
+    AudioFile,
+    AudioMeta,
+    Keyboard,
+    Messenger,
+    MessengerError,
+    SentAudio,
+    SentVideo,
+    StoredAudio,
+    StoredVideo,
+    VideoFile,
+    VideoMeta,
+)
 
 NOT_MODIFIED = (
     "Bad Request: message is not modified: specified new message content and reply markup are exactly "
@@ -30,6 +42,9 @@ class ChatMessage:
     keyboard: Keyboard | None = None
     video: str | None = None
     """file_id of a video message."""
+    audio: str | None = None
+    """file_id of an audio message."""
+    audio_meta: AudioMeta | None = None
     edits: list[str] = field(default_factory=list)
     first_text: str | None = None
 
@@ -45,8 +60,12 @@ class FakeMessenger(Messenger):
         self.reactions: list[tuple[int, int, str]] = []
         self.callback_answers: list[tuple[str, str | None]] = []
         self.inline_edits: list[tuple[str, str, VideoMeta]] = []
+        self.inline_audio_edits: list[tuple[str, str, AudioMeta]] = []
+        self.inline_texts: list[tuple[str, str]] = []
         self.calls: list[str] = []
         self.file_ids: dict[str, str] = {}
+        self.statuses: dict[tuple[int, int], str] = {}
+        """(chat, user) → getChatMember's status; everybody else is a "member"."""
         self._next_id: defaultdict[int, int] = defaultdict(lambda: 100)
         self._failures: list[tuple[str, MessengerError]] = []
 
@@ -140,8 +159,46 @@ class FakeMessenger(Messenger):
         self._maybe_fail("answer_callback")
         self.callback_answers.append((callback_id, text))
 
+    async def member_status(self, chat_id: int, user_id: int) -> str:
+        self._maybe_fail("member_status")
+        return self.statuses.get((chat_id, user_id), "member")
+
     async def edit_inline_video(
         self, inline_message_id: str, file_id: str, meta: VideoMeta, *, keyboard: Keyboard | None = None
     ) -> None:
         self._maybe_fail("edit_inline_video")
         self.inline_edits.append((inline_message_id, file_id, meta))
+
+    async def send_audio(
+        self,
+        chat_id: int,
+        audio: AudioFile | StoredAudio,
+        meta: AudioMeta,
+        *,
+        reply_to: int | None = None,
+        keyboard: Keyboard | None = None,
+    ) -> SentAudio:
+        self._maybe_fail("send_audio")
+        if isinstance(audio, StoredAudio):
+            if audio.file_id not in self.file_ids.values():
+                raise MessengerError(WRONG_FILE_ID, 400)
+            file_id = audio.file_id
+        else:
+            digest = hashlib.sha256(audio.path.read_bytes()).hexdigest()
+            file_id = self.file_ids.setdefault(f"audio:{digest}", f"audio-{digest[:16]}")
+        message = self._new_message(
+            chat_id, audio=file_id, audio_meta=meta, reply_to=reply_to, keyboard=keyboard
+        )
+        return SentAudio(message.message_id, file_id, f"unique-{file_id}")
+
+    async def edit_inline_audio(
+        self, inline_message_id: str, file_id: str, meta: AudioMeta, *, keyboard: Keyboard | None = None
+    ) -> None:
+        self._maybe_fail("edit_inline_audio")
+        self.inline_audio_edits.append((inline_message_id, file_id, meta))
+
+    async def edit_inline_text(
+        self, inline_message_id: str, text: str, *, keyboard: Keyboard | None = None
+    ) -> None:
+        self._maybe_fail("edit_inline_text")
+        self.inline_texts.append((inline_message_id, text))

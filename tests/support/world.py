@@ -18,6 +18,7 @@ from ports.media import MediaProbe, MediaProber
 from ports.net import HostResolver
 from tests.support.clock import VirtualClock, settle
 from tests.support.downloader import ScriptedDownloader
+from tests.support.media import RecordingTranscoder, ScriptedProber
 from tests.support.messenger import FakeMessenger
 
 PRIVATE_CHAT = 1001
@@ -60,6 +61,7 @@ def faked_container(clock: VirtualClock, data_dir: Path, **env: str) -> Containe
         messenger=providers.Object(FakeMessenger()),
         downloader=providers.Object(ScriptedDownloader()),
         prober=providers.Object(NoProbe()),
+        transcoder=providers.Object(RecordingTranscoder(ScriptedProber())),
         resolver=providers.Object(FixedResolver()),
     )
     return container
@@ -89,6 +91,7 @@ class World:
         *,
         text: str | None = None,
         verbose: bool = False,
+        chat_type: str | None = None,
     ) -> int:
         """A user posts `url` (as a Telegram `url` entity); returns the user's message id."""
         body = text if text is not None else f"look {url}"
@@ -97,7 +100,7 @@ class World:
             Entity("url", len(body[:start].encode("utf-16-le")) // 2, len(url.encode("utf-16-le")) // 2)
         ]
         message_id = next(self._message_ids)
-        chat_type = "private" if chat_id > 0 else "supergroup"
+        chat_type = chat_type or ("private" if chat_id > 0 else "supergroup")
         await self.intake.accept(
             IncomingMessage(chat_id, chat_type, message_id, user_id, body, entities, verbose)
         )

@@ -10,11 +10,13 @@ from pathlib import Path
 import pytest
 
 from adapters.memory.store import MemoryStore
+from core.pipeline.inline_requests import url_in
 from core.pipeline.intake import IncomingMessage
 from core.pipeline.request import InlineRequest
 from core.trust.buttons import Press
 from core.trust.inline_offers import OFFER_TTL_SECONDS
 from core.trust.keys import InstallKeys
+from core.trust.settings_access import SettingsAccess
 from core.urls import Entity
 from ports.jobs import Job
 from ports.messenger import MessengerError
@@ -163,3 +165,99 @@ async def test_a_chosen_result_queues_work_only_when_it_was_offered_to_that_user
 
     await clock.advance(OFFER_TTL_SECONDS + 1)
     assert not await inline.choose(query, "inline-2", USER, offered)
+
+
+BASIC_GROUP, ITS_SUPERGROUP = -5005, -1005005005005
+
+
+async def post_in(world: World, chat_id: int, chat_type: str, url: str) -> None:
+    text = f"see {url}"
+    entities = [Entity("url", 4, len(url))]
+    await world.intake.accept(IncomingMessage(chat_id, chat_type, 3, USER, text, entities))
+
+
+@pytest.mark.parametrize(
+    ("chat_id", "chat_type", "moved_to", "followed"),
+    [
+        (BASIC_GROUP, "group", ITS_SUPERGROUP, True),
+        (BASIC_GROUP, "group", PRIVATE_CHAT, False),  # a "migration" into somebody's private chat
+        (BASIC_GROUP, "group", -6006, False),  # into another basic group
+        (-1001234567890, "supergroup", ITS_SUPERGROUP, False),  # supergroups never migrate
+        (PRIVATE_CHAT, "private", ITS_SUPERGROUP, False),
+    ],
+)
+async def test_a_job_follows_a_migration_only_from_a_group_to_a_supergroup(
+    world: World, chat_id: int, chat_type: str, moved_to: int, followed: bool
+) -> None:
+    short = "https://videos.example/watch/short"
+    world.downloader.serve(short)
+    error = MessengerError("Bad Request: group chat was upgraded to a supergroup chat", 400)
+    error.migrate_to_chat_id = moved_to
+    world.messenger.fail_next("send_video", error)
+
+    await post_in(world, chat_id, chat_type, short)
+    await world.idle()
+
+    sent_to = {m.chat_id for m in world.messenger.messages.values() if m.video}
+    assert sent_to == ({moved_to} if followed else set())
+
+
+@pytest.mark.parametrize(
+    ("chat_id", "chat_type", "user_id", "status", "sender_chat", "allowed"),
+    [
+        (PRIVATE_CHAT, "private", PRIVATE_CHAT, None, None, True),
+        (PRIVATE_CHAT, "private", OTHER_USER, None, None, False),  # a private chat is its user's only
+        (GROUP_CHAT, "supergroup", USER, "administrator", None, True),
+        (GROUP_CHAT, "group", USER, "creator", None, True),
+        (GROUP_CHAT, "supergroup", USER, "member", None, False),
+        (GROUP_CHAT, "supergroup", USER, "restricted", None, False),
+        (GROUP_CHAT, "supergroup", USER, "left", None, False),
+        (GROUP_CHAT, "supergroup", 1087968824, "member", GROUP_CHAT, True),  # an anonymous admin
+        (GROUP_CHAT, "supergroup", USER, "member", OTHER_GROUP, False),  # a channel writing in
+        (GROUP_CHAT, "channel", USER, "administrator", None, False),
+    ],
+)
+async def test_only_the_user_of_a_private_chat_or_a_groups_administrators_change_settings(
+    world: World,
+    chat_id: int,
+    chat_type: str,
+    user_id: int,
+    status: str | None,
+    sender_chat: int | None,
+    allowed: bool,
+) -> None:
+    if status is not None:
+        world.messenger.statuses[(chat_id, user_id)] = status
+    access = SettingsAccess(world.messenger)
+
+    assert await access.may_change(chat_id, chat_type, user_id, sender_chat_id=sender_chat) is allowed
+
+
+async def test_a_settings_tap_whose_status_cannot_be_read_is_refused(world: World) -> None:
+    world.messenger.statuses[(GROUP_CHAT, USER)] = "administrator"
+    world.messenger.fail_next("member_status", MessengerError("Bad Request: chat not found", 400))
+
+    assert not await SettingsAccess(world.messenger).may_change(GROUP_CHAT, "supergroup", USER)
+
+
+@pytest.mark.parametrize(
+    ("query", "url"),
+    [
+        ("https://videos.example/watch/1", "https://videos.example/watch/1"),
+        ("videos.example/watch/1", "https://videos.example/watch/1"),
+        ("  http://пример.рф/видео  ", "http://пример.рф/видео"),
+        ("http://[2001:db8::1]/v", "http://[2001:db8::1]/v"),
+        ("http://192.0.2.7/v", "http://192.0.2.7/v"),
+        ("\x00", None),
+        ("֑͓", None),  # combining marks alone
+        ("cats", None),  # a word, not a host
+        ("two words", None),
+        ("https://videos.example/\udcff", "https://videos.example/\ufffd"),  # as Telegram would show it
+        ("ftp://videos.example/x", None),
+        ("https://bad..example/x", None),
+        ("https://:80/x", None),
+        ("", None),
+    ],
+)
+def test_an_inline_query_is_a_link_only_when_it_looks_like_one(query: str, url: str | None) -> None:
+    assert url_in(query) == url

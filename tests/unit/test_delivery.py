@@ -66,8 +66,8 @@ class Recording(Destination, Report):
     def sent(self, size: int | None) -> None:
         self.calls.append(f"sent {size}")
 
-    async def refusing(self) -> None:
-        self.calls.append("refusing")
+    async def ending(self) -> None:
+        self.calls.append("ending")
 
     def not_before(self, video: VideoFile | StoredVideo) -> float | None:
         return self.busy_until
@@ -158,23 +158,57 @@ async def test_a_file_id_telegram_refuses_is_forgotten_and_the_video_downloaded_
     assert world.downloader.downloads == ["v1"]
 
 
-async def test_a_video_announced_too_large_is_not_downloaded(world: World) -> None:
+async def test_a_video_announced_too_large_even_compressed_is_not_downloaded(world: World) -> None:
+    job = Recording()
+    size = world.settings.upload_limit_bytes + 1
+    # 25 minutes in 50 MB leaves under 250 kbit/s of picture: not worth watching.
+    await deliver(world, video(URL, filesize=size, duration=1500.0), job)
+    assert job.calls == ["hold 1500.0 None", "found v1", "ending", f"too large {size}"]
+    assert world.downloader.downloads == []
+
+
+async def test_a_video_announced_over_the_download_cap_is_not_downloaded(world: World) -> None:
+    job = Recording()
+    size = world.settings.upload_limit_bytes * 5
+    delivery = Delivery(
+        world.services,
+        PipelineConfig(
+            upload_limit_bytes=world.settings.upload_limit_bytes,
+            max_download_bytes=world.settings.upload_limit_bytes * 4,
+        ),
+    )
+    await delivery.deliver(video(URL, filesize=size), job, job)
+    assert job.calls[-2:] == ["ending", f"too large {size}"]
+    assert world.downloader.downloads == []
+
+
+async def test_a_video_announced_over_the_limit_but_short_is_downloaded_to_be_compressed(
+    world: World,
+) -> None:
     job = Recording()
     await deliver(world, video(URL, filesize=world.settings.upload_limit_bytes + 1), job)
-    assert job.calls == [
-        "hold 12.0 None",
-        "found v1",
-        "refusing",  # nothing more of the report reaches the chat after the refusal
-        f"too large {world.settings.upload_limit_bytes + 1}",
-    ]
-    assert world.downloader.downloads == []
+    assert world.downloader.downloads == ["v1"]
+    assert job.calls[-1] == "delivered F-new"
+
+
+async def test_a_download_refused_as_too_large_is_the_too_large_answer_not_a_failure(world: World) -> None:
+    from ports.media import ToolFailure
+
+    world.downloader.download_failures["v1"].append(
+        ToolFailure(
+            "ERROR: the download passed the download cap\n", exit_code=None, too_large_bytes=7_000_000
+        )
+    )
+    job = Recording()
+    assert await deliver(world, video(URL), job) == Success(None)
+    assert job.calls[-2:] == ["ending", "too large 7000000"]
 
 
 async def test_bytes_too_large_for_the_upload_are_not_sent(world: World) -> None:
     world.downloader.content["v1"] = b"x" * (world.settings.upload_limit_bytes + 1)
     job = Recording()
     await deliver(world, video(URL, filesize=None), job)
-    assert job.calls[-2:] == ["refusing", f"too large {world.settings.upload_limit_bytes + 1}"]
+    assert job.calls[-2:] == ["ending", f"too large {world.settings.upload_limit_bytes + 1}"]
     assert not any(call.startswith("send") for call in job.calls)
 
 

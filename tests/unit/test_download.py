@@ -181,7 +181,7 @@ async def test_a_group_failure_is_a_reaction_and_not_a_video_stays_silent(world:
 
 
 async def test_a_video_too_large_before_download_is_refused_with_its_size(world: World) -> None:
-    world.downloader.serve(URL, video(URL, filesize=80_000_000))
+    world.downloader.serve(URL, video(URL, filesize=80_000_000, duration=3000.0))  # unwatchable in 50 MB
     await world.post(URL)
     await world.idle()
     assert world.downloader.downloads == []
@@ -277,12 +277,12 @@ async def test_verbose_streams_output_into_the_log(world: World) -> None:
 
 async def test_a_group_that_became_a_supergroup_still_gets_its_video(world: World) -> None:
     world.downloader.serve(URL)
-    supergroup = -100555
+    supergroup = -1000000555555
     migrated = MessengerError(
         "Bad Request: group chat was upgraded to a supergroup chat", 400, migrate_to_chat_id=supergroup
     )
     world.messenger.fail_next("send_video", migrated)
-    await world.post(URL, chat_id=GROUP_CHAT)
+    await world.post(URL, chat_id=GROUP_CHAT, chat_type="group")
     await world.idle()
     assert videos(world, GROUP_CHAT) == []
     assert len(videos(world, supergroup)) == 1

@@ -250,9 +250,9 @@ async def test_jobs_that_used_up_their_attempts_are_buried_at_boot_without_runni
     engine = harness.build(harness.job_type("poison", recorder(clock, runs)))
     job_id = await harness.store.enqueue(NewJob("poison", {"chat_id": 7}, 3), clock.now())
     assert job_id is not None
-    for _ in range(3):  # three boots, each killed mid-job: the claims happened, nothing else did
-        await harness.store.claim("dead-process", clock.now(), 60)
-        await harness.store.recover_leases()
+    for boot in range(3):  # three boots, each killed mid-job alone: the claims happened, nothing else did
+        await harness.store.claim(f"dead-process-{boot}", clock.now(), 60)
+        await harness.store.recover("test-worker")
     gave_up = await engine.start()
     await clock.advance(10)
     assert gave_up == 1
@@ -486,7 +486,7 @@ async def test_a_periodic_job_whose_process_died_is_dropped_not_dead_lettered(
     engine = harness.build(harness.job_type("sweep_blobs", recorder(clock, runs), interval_seconds=3600.0))
     await harness.store.enqueue(NewJob("sweep_blobs", {}, 1), clock.now())
     await harness.store.claim("dead-process", clock.now(), 60)
-    await harness.store.recover_leases()
+    await harness.store.recover("test-worker")
     gave_up = await engine.start()
     await clock.advance(1)
     assert gave_up == 0

@@ -71,7 +71,7 @@ async def test_the_no_caption_variant_swaps_in_the_video_without_its_title(world
 
 
 async def test_a_video_too_large_before_download_fails_at_once_and_downloads_nothing(world: World) -> None:
-    world.downloader.serve(URL, video(URL, filesize=80_000_000))
+    world.downloader.serve(URL, video(URL, filesize=80_000_000, duration=3000.0))  # unwatchable in 50 MB
     await picked(world)
     assert world.downloader.downloads == []
     assert world.messenger.inline_edits == []
@@ -123,7 +123,7 @@ async def test_the_lookup_knows_only_videos_telegram_has(world: World) -> None:
 
 
 async def test_the_lookup_ignores_a_scrape_whose_video_telegram_does_not_have(world: World) -> None:
-    world.downloader.serve(URL, video(URL, filesize=80_000_000))
+    world.downloader.serve(URL, video(URL, filesize=80_000_000, duration=3000.0))  # unwatchable in 50 MB
     await world.post(URL)  # scraped and cached, refused as too large: no file_id
     await world.idle()
     assert await InlineLookup(world.services).cached(URL) is None

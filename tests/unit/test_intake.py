@@ -7,6 +7,7 @@ from pathlib import Path
 from core.pipeline.intake import IncomingMessage
 from core.urls import Entity
 from tests.support.clock import VirtualClock, settle
+from tests.support.downloader import video
 from tests.support.world import PRIVATE_CHAT, USER, World
 
 
@@ -73,16 +74,25 @@ async def test_a_message_without_links_makes_nothing(tmp_path: Path, clock: Virt
     assert await world.store.list_jobs() == []
 
 
-async def test_an_accepted_private_link_is_answered_at_once_and_its_row_learns_the_message(
+async def test_an_accepted_private_link_is_answered_before_a_worker_runs_it(
     tmp_path: Path, clock: VirtualClock
 ) -> None:
-    world = World(clock, tmp_path)  # no worker runs: the log message cannot come from one
+    world = World(clock, tmp_path)  # no worker runs yet: the log message cannot come from one
+    url = "https://a.example/1"
     await world.intake.accept(message("a.example/1", message_id=5))
     await settle()
     [log] = world.messenger.chat(PRIVATE_CHAT)
     assert (log.reply_to, log.text) == (5, "🧐 <b>Scraping</b> URL...")
+
+    world.downloader.serve(url, video(url))
+    world.downloader.slow["v1"] = 10.0
+    await world.engine.start()
+    await settle()
     [job] = await world.store.list_jobs()
-    assert job.payload["log"] == {"message_ids": [log.message_id], "text": "", "delivered": [log.text]}
+    assert job.payload["log"]["message_ids"] == [log.message_id]  # the worker's first save
+    await world.idle()
+    await world.engine.stop(grace_seconds=0)
+    assert [m.message_id for m in world.messenger.chat(PRIVATE_CHAT) if m.video is None] == [log.message_id]
 
 
 async def test_a_link_behind_busy_workers_says_how_many_are_ahead(

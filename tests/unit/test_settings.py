@@ -81,3 +81,37 @@ def test_help_lists_the_commands() -> None:
     assert result.returncode == 0
     for command in ("run", "demo", "jobs", "config"):
         assert command in result.stdout
+
+
+def test_the_download_cap_defaults_to_a_few_times_the_upload_limit() -> None:
+    assert load_settings({}).download_cap_bytes == 4 * 50 * 1024 * 1024
+    assert (
+        load_settings({"VIDRELAY_TELEGRAM_LOCAL_MODE": "true"}).download_cap_bytes == 4 * 2000 * 1024 * 1024
+    )
+    assert load_settings({"VIDRELAY_MAX_DOWNLOAD_BYTES": "1000"}).download_cap_bytes == 1000
+
+
+def test_a_readable_cookies_file_is_taken_and_never_shown(tmp_path: Path) -> None:
+    jar = tmp_path / "private-jar.txt"
+    jar.write_text("# Netscape HTTP Cookie File\n")
+    settings = load_settings({"VIDRELAY_YTDLP_COOKIES_FILE": str(jar)})
+    assert settings.ytdlp_cookies_file == jar
+    assert settings.masked()["VIDRELAY_YTDLP_COOKIES_FILE"] == "(masked)"
+    assert load_settings({}).masked()["VIDRELAY_YTDLP_COOKIES_FILE"] == ""
+
+
+@pytest.mark.parametrize("kind", ["missing", "folder", "unreadable"])
+def test_a_cookies_file_that_cannot_be_read_refuses_the_start_in_one_line(kind: str, tmp_path: Path) -> None:
+    jar = tmp_path / "private-jar.txt"
+    if kind == "folder":
+        jar.mkdir()
+    elif kind == "unreadable":
+        jar.write_text("x")
+        jar.chmod(0)
+        if os.access(jar, os.R_OK):
+            pytest.skip("running as a user who reads every file (root)")
+    result = run_cli("config", VIDRELAY_YTDLP_COOKIES_FILE=str(jar))
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "VIDRELAY_YTDLP_COOKIES_FILE" in result.stderr
+    assert "private-jar" not in result.stderr + result.stdout

@@ -68,3 +68,15 @@ def test_caption_prefers_the_title_unless_it_is_only_the_id() -> None:
     assert texts.caption_for(info(title="Nice clip")) == "Nice clip"
     assert texts.caption_for(info(title="v1", playlist_title="The post")) == "The post"
     assert texts.caption_for(info(title="v1.mp4", description="desc")) == "desc"
+
+
+def test_the_stages_after_the_download_name_themselves() -> None:
+    from core.texts import stage_line
+    from ports.media import Progress, Stage
+
+    limit = 50 * 1024 * 1024
+    assert stage_line(Progress(0.0, None, None, stage=Stage.CONVERT), limit) == "\n🎞 <b>Converting…</b>"
+    assert stage_line(Progress(0.0, None, None, stage=Stage.COMPRESS), limit) == (
+        "\n📦 <b>Compressing to fit 50 MB…</b>"
+    )
+    assert stage_line(Progress(10.0, 1.0, 1.0), limit) is None

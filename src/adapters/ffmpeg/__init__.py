@@ -1,5 +1,6 @@
-"""ffmpeg tools as child processes: ffprobe for what a downloaded file holds."""
+"""ffmpeg tools as child processes: ffprobe for what a downloaded file holds, ffmpeg to convert it."""
 
 from adapters.ffmpeg.prober import FfprobeProber
+from adapters.ffmpeg.transcoder import FfmpegTranscoder
 
-__all__ = ["FfprobeProber"]
+__all__ = ["FfmpegTranscoder", "FfprobeProber"]

@@ -1,4 +1,4 @@
-"""The embedded default store: one SQLite file (aiosqlite, WAL, group commit)."""
+"""The embedded default store: one SQLite file (WAL, group commit on a connection thread of its own)."""
 
 from adapters.sqlite.store import DEFAULT_SYNCHRONOUS, SqliteStore
 

@@ -37,7 +37,12 @@ def load_payload(text: str) -> Payload:
 
 
 def job_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Job:
-    (id_, name, payload, attempts, max_attempts, available_at, created_at, key, owner, by, lease, error) = row
+    """From the columns every SELECT/RETURNING of a job lists: id, name, payload, attempts,
+    max_attempts, available_at, created_at, key, owner_id, claimed_by, lease_until, last_error,
+    token, suspect."""
+    (id_, name, payload, attempts, max_attempts, available_at, created_at, key, owner, by, lease, error) = (
+        row[:12]
+    )
     return Job(
         id=id_,
         name=name,
@@ -51,6 +56,8 @@ def job_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Job:
         claimed_by=by,
         lease_until=lease,
         last_error=error,
+        token=row[12],
+        suspect=bool(row[13]),
     )
 
 

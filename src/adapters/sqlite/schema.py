@@ -143,6 +143,32 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        "chat settings",
+        (
+            """
+            CREATE TABLE chat_settings (
+                chat_id INTEGER PRIMARY KEY,
+                max_height INTEGER,
+                audio_only INTEGER NOT NULL,
+                ask_long_videos INTEGER NOT NULL,
+                ask_longer_than_seconds INTEGER,
+                updated_at REAL NOT NULL
+            )
+            """,
+        ),
+    ),
+    Migration(
+        "fenced leases and suspects",
+        (
+            # The fencing token: bumped by every claim, named by every finishing write.
+            "ALTER TABLE jobs ADD COLUMN token INTEGER NOT NULL DEFAULT 0",
+            # Its worker died holding it: it runs alone until an attempt ends normally.
+            "ALTER TABLE jobs ADD COLUMN suspect INTEGER NOT NULL DEFAULT 0",
+            # The rows a worker holds: its heartbeat, its in-flight set when it dies.
+            "CREATE INDEX jobs_claimed_by ON jobs (claimed_by) WHERE claimed_by IS NOT NULL",
+        ),
+    ),
 )
 
 

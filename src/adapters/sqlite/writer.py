@@ -1,7 +1,7 @@
 """The single path to the SQLite connection, with group commit.
 
-Every operation of the store is a function run on aiosqlite's connection thread. A writer task
-takes every operation waiting and runs them in one hop as one transaction, each inside its own
+Every operation of the store is a function run on the connection's thread. A writer task takes
+every operation waiting and runs them in one hop as one transaction, each inside its own
 SAVEPOINT: a failing operation rolls back alone and gets its own exception, the others commit
 together. So transactions never interleave across coroutines, and writes that arrive together
 share one commit (one fsync at synchronous=FULL) without weakening any guarantee: nobody hears
@@ -12,51 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sqlite3
-import threading
+import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar
 
-import aiosqlite
-
+from adapters.sqlite.connection import SqliteConnection, Work
+from adapters.sqlite.transaction import DRIVER_ERRORS, Batch, run_batch
 from ports.errors import StoreError
 
 T = TypeVar("T")
-Work = Callable[[sqlite3.Connection], T]
-
-DRIVER_ERRORS = (sqlite3.Error, UnicodeEncodeError)
-"""What the driver raises for a statement it cannot run; callers see StoreError instead."""
-
-
-async def on_connection_thread(connection: aiosqlite.Connection, work: Work[T]) -> T:
-    """Run `work(sqlite3_connection)` on aiosqlite's connection thread, as one uninterrupted call.
-
-    aiosqlite runs every call on its one thread but offers only statement-sized calls publicly;
-    a transaction spanning many statements must be a single call there, or another coroutine's
-    statement could land inside it. `Connection._execute(fn)` is exactly that primitive. It is
-    private, but stable across the pinned aiosqlite>=0.20,<0.23: this is the only place using it.
-    """
-    execute = cast("Callable[[Callable[[], T]], Awaitable[T]]", connection._execute)
-    return await execute(lambda: work(connection._conn))
-
-
-async def connect(path: Path) -> aiosqlite.Connection:
-    """Open `path` in autocommit mode (the writer issues BEGIN/COMMIT itself).
-
-    When the open fails, aiosqlite stops its thread without waiting for it, and the thread
-    later reports to an event loop that may be closed by then; wait for the thread here.
-    """
-    connection = aiosqlite.connect(path, isolation_level=None)
-    try:
-        return await connection
-    except BaseException:
-        thread = getattr(connection, "_thread", connection)  # aiosqlite < 0.22: it is the thread
-        if isinstance(thread, threading.Thread) and thread.ident is not None:
-            await asyncio.to_thread(thread.join, 5.0)
-        raise
+log = logging.getLogger("vidrelay.sqlite")
 
 
 @dataclass(slots=True)
@@ -66,26 +32,8 @@ class _Op(Generic[T]):
     writes: bool
 
 
-@dataclass(frozen=True, slots=True)
-class _Done:
-    value: Any
-
-
-@dataclass(frozen=True, slots=True)
-class _Raised:
-    error: BaseException
-
-
-_Outcome = _Done | _Raised
-
-
 class GroupCommitWriter:
-    def __init__(
-        self,
-        connection: aiosqlite.Connection,
-        max_batch: int = 512,
-        max_linger_turns: int = 4,
-    ) -> None:
+    def __init__(self, connection: SqliteConnection, max_batch: int = 512, max_linger_turns: int = 4) -> None:
         self._connection = connection
         self._max_batch = max_batch
         self._max_linger_turns = max_linger_turns
@@ -128,16 +76,14 @@ class GroupCommitWriter:
                 if self._closed:
                     return
         except asyncio.CancelledError:
-            # The event loop is going away without close() (asyncio.run cancels leftover tasks).
-            # Stop aiosqlite's thread too: it is not a daemon, so it would keep the process alive.
+            # The event loop is going away without close() (asyncio.run cancels leftover tasks):
+            # fail what waits and let the connection's thread end, or it would hold the process.
             self._closed = True
             for op in self._waiting:
                 if not op.future.done():
                     op.future.set_exception(StoreError("the SQLite store was shut down"))
             self._waiting.clear()
-            stop = getattr(self._connection, "stop", None)  # aiosqlite >= 0.22.1
-            if stop is not None:
-                stop()
+            self._connection.stop()
             raise
 
     async def _linger(self) -> None:
@@ -161,25 +107,29 @@ class GroupCommitWriter:
                 batch.append(op)
         return batch
 
-    async def _run_batch(self, batch: list[_Op[Any]]) -> None:
-        if not batch:
+    async def _run_batch(self, ops: list[_Op[Any]]) -> None:
+        if not ops:
             return
-        works = [op.work for op in batch]
-        begin = "BEGIN IMMEDIATE" if any(op.writes for op in batch) else "BEGIN"
+        batch = Batch([op.work for op in ops], writes=any(op.writes for op in ops))
         try:
-            outcomes = await on_connection_thread(self._connection, lambda c: _transaction(c, begin, works))
+            outcomes = await self._connection.run(lambda c: run_batch(c, batch))
         except Exception as error:  # noqa: BLE001 - the connection itself failed: every caller hears it
             failure = StoreError(f"SQLite connection failed: {error}")
             failure.__cause__ = error
-            outcomes = [_Raised(failure)] * len(batch)
+            outcomes, batch.connection_lost = [failure] * len(ops), True
         self.transactions += 1
-        for op, outcome in zip(batch, outcomes, strict=True):
+        if batch.connection_lost:
+            # A ROLLBACK that failed leaves a transaction nobody knows the state of: start afresh.
+            log.warning("the SQLite connection is in an unknown state: reopening it")
+            with contextlib.suppress(Exception):
+                await self._connection.forget()
+        for op, outcome in zip(ops, outcomes, strict=True):
             if op.future.done():
                 continue
-            if isinstance(outcome, _Done):
-                op.future.set_result(outcome.value)
+            if isinstance(outcome, BaseException):
+                op.future.set_exception(_as_port_error(outcome))
             else:
-                op.future.set_exception(_as_port_error(outcome.error))
+                op.future.set_result(outcome.value)
 
 
 def _as_port_error(error: BaseException) -> BaseException:
@@ -188,69 +138,3 @@ def _as_port_error(error: BaseException) -> BaseException:
         wrapped.__cause__ = error
         return wrapped
     return error
-
-
-def _transaction(connection: sqlite3.Connection, begin: str, works: list[Work[Any]]) -> list[_Outcome]:
-    """One transaction, one SAVEPOINT per work. Runs on the connection thread.
-
-    Some errors (SQLITE_FULL, IOERR, ...) make SQLite roll back the whole transaction, not just
-    the failing statement: the works that had succeeded in it then run once more in a fresh
-    transaction, so a failing work still fails alone. If a transaction cannot even begin (the
-    file stayed locked past busy_timeout), every work left gets that error at once; if the
-    commit fails, every work in it does.
-    """
-    outcomes: list[_Outcome | None] = [None] * len(works)
-    order = deque(range(len(works)))
-    pending: list[int] = []  # done inside the open transaction, not committed yet
-    rerun: set[int] = set()
-    while order:
-        index = order.popleft()
-        if not connection.in_transaction:
-            try:
-                connection.execute(begin)
-            except Exception as error:  # noqa: BLE001 - reported to every work left
-                for left in (index, *order):
-                    outcomes[left] = _Raised(error)
-                return _all(outcomes)
-        try:
-            connection.execute("SAVEPOINT op")
-            value = works[index](connection)
-            connection.execute("RELEASE op")
-        except Exception as error:  # noqa: BLE001 - reported to this work's caller
-            outcomes[index] = _Raised(error)
-            _roll_back_savepoint(connection)
-            if not connection.in_transaction:  # SQLite took the whole transaction with it
-                again = [i for i in pending if i not in rerun]
-                for lost in pending:
-                    outcomes[lost] = None if lost in again else _Raised(_rolled_back())
-                rerun.update(again)
-                order.extendleft(reversed(again))
-                pending.clear()
-        else:
-            outcomes[index] = _Done(value)
-            pending.append(index)
-    try:
-        if connection.in_transaction:
-            connection.execute("COMMIT")
-    except Exception as error:  # noqa: BLE001 - the commit failed: nothing of this transaction stands
-        for lost in pending:
-            outcomes[lost] = _Raised(error)
-        with contextlib.suppress(Exception):
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-    return _all(outcomes)
-
-
-def _all(outcomes: list[_Outcome | None]) -> list[_Outcome]:
-    return [outcome or _Raised(_rolled_back()) for outcome in outcomes]
-
-
-def _rolled_back() -> sqlite3.Error:
-    return sqlite3.OperationalError("the transaction was rolled back by SQLite")
-
-
-def _roll_back_savepoint(connection: sqlite3.Connection) -> None:
-    with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back the whole transaction
-        if connection.in_transaction:
-            connection.execute("ROLLBACK TO op")
-            connection.execute("RELEASE op")

@@ -1,4 +1,4 @@
-"""The Messenger port over aiogram: HTML, no link previews, silent replies, sendVideo.
+"""The Messenger port over aiogram: HTML, no link previews, silent replies, sendVideo, sendAudio.
 
 Every aiogram failure leaves as a MessengerError carrying Telegram's own description, its
 error_code (None for a network failure) and retry_after, for the core to classify.
@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from aiogram import Bot
+from aiogram.enums import ChatMemberStatus
 from aiogram.exceptions import (
     AiogramError,
     ClientDecodeError,
@@ -30,6 +32,7 @@ from aiogram.types import (
     FSInputFile,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    InputMediaAudio,
     InputMediaVideo,
     LinkPreviewOptions,
     Message,
@@ -38,10 +41,14 @@ from aiogram.types import (
 )
 
 from ports.messenger import (
+    AudioFile,
+    AudioMeta,
     Keyboard,
     Messenger,
     MessengerError,
+    SentAudio,
     SentVideo,
+    StoredAudio,
     StoredVideo,
     VideoFile,
     VideoMeta,
@@ -196,6 +203,7 @@ class TelegramMessenger(Messenger):
                 width=meta.width,
                 height=meta.height,
                 caption=meta.caption,
+                thumbnail=_thumbnail(meta),
                 parse_mode=HTML,
                 supports_streaming=True,
                 disable_notification=True,
@@ -206,12 +214,13 @@ class TelegramMessenger(Messenger):
         return _sent_video(message)
 
     def _video_input(self, video: VideoFile | StoredVideo) -> FSInputFile | str:
-        if isinstance(video, StoredVideo):
-            return video.file_id
+        return video.file_id if isinstance(video, StoredVideo) else self._file_input(video.path)
+
+    def _file_input(self, path: Path) -> FSInputFile | str:
         if self._local_mode:
             # The local Bot API server reads the file itself: pass a file:// URI, not the bytes.
-            return video.path.resolve().as_uri()
-        return FSInputFile(video.path)
+            return path.resolve().as_uri()
+        return FSInputFile(path)
 
     async def react(self, chat_id: int, message_id: int, emoji: str) -> None:
         async with _translated():
@@ -220,6 +229,11 @@ class TelegramMessenger(Messenger):
     async def answer_callback(self, callback_id: str, text: str | None = None) -> None:
         async with _translated():
             await self._bot.answer_callback_query(callback_id, text=text)
+
+    async def member_status(self, chat_id: int, user_id: int) -> str:
+        async with _translated():
+            member = await self._bot.get_chat_member(chat_id, user_id)
+        return ChatMemberStatus(member.status).value
 
     async def edit_inline_video(
         self,
@@ -242,6 +256,80 @@ class TelegramMessenger(Messenger):
             await self._bot.edit_message_media(
                 media, inline_message_id=inline_message_id, reply_markup=inline_keyboard(keyboard)
             )
+
+    async def send_audio(
+        self,
+        chat_id: int,
+        audio: AudioFile | StoredAudio,
+        meta: AudioMeta,
+        *,
+        reply_to: int | None = None,
+        keyboard: Keyboard | None = None,
+    ) -> SentAudio:
+        sound = audio.file_id if isinstance(audio, StoredAudio) else self._file_input(audio.path)
+        async with _translated():
+            message = await self._bot.send_audio(
+                chat_id,
+                sound,
+                caption=meta.caption,
+                parse_mode=HTML,
+                duration=meta.duration,
+                performer=meta.performer,
+                title=meta.title,
+                # A thumbnail is only ever a new upload, in local mode too.
+                thumbnail=FSInputFile(meta.thumbnail) if meta.thumbnail is not None else None,
+                disable_notification=True,
+                reply_parameters=_reply(reply_to),
+                reply_markup=inline_keyboard(keyboard),
+                request_timeout=VIDEO_REQUEST_TIMEOUT_SECONDS,
+            )
+        return _sent_audio(message)
+
+    async def edit_inline_audio(
+        self,
+        inline_message_id: str,
+        file_id: str,
+        meta: AudioMeta,
+        *,
+        keyboard: Keyboard | None = None,
+    ) -> None:
+        media = InputMediaAudio(
+            media=file_id,
+            caption=meta.caption,
+            parse_mode=HTML,
+            duration=meta.duration,
+            performer=meta.performer,
+            title=meta.title,
+        )
+        async with _translated():
+            await self._bot.edit_message_media(
+                media, inline_message_id=inline_message_id, reply_markup=inline_keyboard(keyboard)
+            )
+
+    async def edit_inline_text(
+        self, inline_message_id: str, text: str, *, keyboard: Keyboard | None = None
+    ) -> None:
+        async with _translated():
+            await self._bot.edit_message_text(
+                text=text,
+                inline_message_id=inline_message_id,
+                parse_mode=HTML,
+                link_preview_options=_NO_PREVIEW,
+                reply_markup=inline_keyboard(keyboard),
+            )
+
+
+def _sent_audio(message: Message) -> SentAudio:
+    """Telegram files a sound it does not play (not MP3 or M4A) as a document: take what it kept."""
+    media = message.audio or message.document or message.voice
+    if media is None:
+        raise MessengerError("Bad Request: the sent message carries no audio file", 400)
+    return SentAudio(message.message_id, media.file_id, media.file_unique_id)
+
+
+def _thumbnail(meta: VideoMeta) -> FSInputFile | None:
+    # Always uploaded, in local mode too: the Bot API takes a thumbnail only as a new upload.
+    return FSInputFile(meta.thumbnail) if meta.thumbnail is not None else None
 
 
 def _sent_video(message: Message) -> SentVideo:

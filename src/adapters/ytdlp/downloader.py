@@ -6,6 +6,15 @@ Every run: a child process without a shell, the project's options only (`--ignor
 downloader caps the yt-dlp processes of scrapes and downloads together; a run's timeout starts
 when its process starts, not while it waits for a slot.
 
+A download cap (`max_download_bytes`) bounds every download: yt-dlp's `--max-filesize` refuses a
+body whose announced length is over it before reading any of it, and a count of the staging
+folder's bytes while yt-dlp runs stops a download that grows past it (no length announced, or
+fragments). Either way the run fails with `too_large_bytes` set.
+
+A cookies file (Netscape cookies.txt) is handed to each run as a private copy, because yt-dlp
+writes its cookie jar back into the file it was given; with cookies configured, the cookies
+yt-dlp puts into its entry JSON are stripped before the entry is kept anywhere.
+
 With a `proxy` (the SSRF guard's), every run goes through it with credentials of its own
 (`egress`): each redirect, fragment and thumbnail is checked, and a run the proxy refused
 something to fails with the refusal as its reason.
@@ -18,6 +27,7 @@ to the plain process. `version()` always starts a plain one (it needs no warm se
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,10 +36,12 @@ from urllib.parse import urlsplit
 from returns.result import Failure, Result, Success
 
 from adapters.process import ChildProcesses, Exit
+from adapters.ytdlp.cookies import CookieJarCopies, without_cookies
 from adapters.ytdlp.egress import guarded_run
 from adapters.ytdlp.entries import SAFE_FORMAT_ID, parse_entries
 from adapters.ytdlp.forkserver import ForkServers
 from adapters.ytdlp.locator import Locator, YtDlpLocator
+from adapters.ytdlp.oversize import Oversize, folder_bytes
 from adapters.ytdlp.progress import TEMPLATE, is_progress_line, parse_progress
 from ports.media import Downloader, OutputSink, ProgressSink, ToolFailure, VideoInfo
 from ports.net import EgressProxy
@@ -41,6 +53,9 @@ MAX_ENTRIES = 10
 INFO_JSON_NAME = ".vidrelay-info.json"
 _VERSION_TIMEOUT_SECONDS = 30.0
 _LEFTOVER_SUFFIXES = (".json", ".part", ".ytdl", ".temp", ".tmp")
+STAGING_POLL_SECONDS = 0.2
+"""How often the staging folder is measured while a capped download runs (progress lines from
+yt-dlp check the cap in between)."""
 
 _COMMON = (
     "--ignore-config",
@@ -57,6 +72,8 @@ class YtDlpDownloader(Downloader):
         self,
         *,
         max_filesize_bytes: int,
+        max_download_bytes: int | None = None,
+        cookies_file: Path | None = None,
         concurrency: int = 3,
         locator: Locator | None = None,
         kill_grace_seconds: float = 2.0,
@@ -64,11 +81,15 @@ class YtDlpDownloader(Downloader):
         warm_idle_seconds: float = 120.0,
         proxy: EgressProxy | None = None,
     ) -> None:
-        """`warm`: fork runs from a pre-warmed yt-dlp server, which exits after `warm_idle_seconds`
-        without a run. `proxy`: the SSRF guard every request of a run goes through (None: none)."""
+        """`max_filesize_bytes`: the upload limit the format choice aims under; `max_download_bytes`:
+        nothing bigger is fetched. `warm`: fork runs from a pre-warmed yt-dlp server, which exits
+        after `warm_idle_seconds` without a run. `proxy`: the SSRF guard every request of a run
+        goes through (None: none)."""
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         self._max_filesize = max_filesize_bytes
+        self._cap = max_download_bytes
+        self._cookies = CookieJarCopies(cookies_file) if cookies_file is not None else None
         self._slots = asyncio.Semaphore(concurrency)
         self._locator = locator if locator is not None else YtDlpLocator()
         self._children = ChildProcesses(kill_grace_seconds)
@@ -115,10 +136,12 @@ class YtDlpDownloader(Downloader):
             "--",
             url,
         )
-        outcome = await self._run(args, timeout, stdout.append, _sink(on_output))
+        async with self._cookie_args() as cookies:
+            outcome = await self._run((*cookies, *args), timeout, stdout.append, _sink(on_output))
         if not outcome.ok:
             return Failure(_failure(outcome))
-        return Success(parse_entries(url, stdout, self._max_filesize))
+        lines = [without_cookies(line) for line in stdout] if self._cookies is not None else stdout
+        return Success(parse_entries(url, lines, self._max_filesize, self._cap))
 
     async def download(
         self,
@@ -139,29 +162,45 @@ class YtDlpDownloader(Downloader):
         except OSError as e:
             return Failure(ToolFailure(f"ERROR: could not write the info file: {e}\n", exit_code=None))
         fmt = ("-f", info.format_id) if SAFE_FORMAT_ID.fullmatch(info.format_id) else ()
+        cap = ("--max-filesize", str(self._cap)) if self._cap is not None else ()
         args = (
             *_COMMON,
             *_verbosity(verbose),
             *fmt,
+            *cap,
             *("--load-info-json", str(info_file)),
             *("--paths", f"home:{staging}", "--paths", f"temp:{staging}"),
             *("-o", "%(id).64B.%(ext)s", "--restrict-filenames"),
             *("--newline", "--progress-template", TEMPLATE),
         )
         output = _sink(on_output)
+        oversize = Oversize(self._cap)
 
         def stdout_line(line: str) -> None:
             if is_progress_line(line):
                 progress = parse_progress(line)
-                if progress is not None and on_progress is not None:
-                    on_progress(progress)
+                if progress is not None:
+                    oversize.saw_bytes(progress.downloaded_bytes)
+                    if on_progress is not None and not oversize.exceeded:
+                        on_progress(progress)
             else:
+                oversize.saw_line(line)
                 output(line)
 
-        outcome = await self._run(args, timeout, stdout_line, output)
+        async with self._cookie_args() as cookies:
+            outcome = await self._run_capped(
+                (*cookies, *args), timeout, stdout_line, output, staging, oversize
+            )
+        if oversize.exceeded:
+            return Failure(_oversize_failure(outcome, oversize))
         if not outcome.ok:
             return Failure(_failure(outcome))
-        return await asyncio.to_thread(_produced_file, staging, outcome)
+        produced = await asyncio.to_thread(_produced_file, staging, outcome)
+        if isinstance(produced, Success) and oversize.saw_bytes(
+            await asyncio.to_thread(folder_bytes, staging)
+        ):
+            return Failure(_oversize_failure(outcome, oversize))
+        return produced
 
     async def version(self) -> str | None:
         command = self._locator.command()
@@ -172,6 +211,34 @@ class YtDlpDownloader(Downloader):
         )
         version = next((line.strip() for line in ran.stdout.splitlines() if line.strip()), None)
         return version if ran.exit.ok else None
+
+    def _cookie_args(self) -> CookieJarCopies | _NoCookies:
+        return self._cookies if self._cookies is not None else _NoCookies()
+
+    async def _run_capped(
+        self,
+        args: Sequence[str],
+        timeout: float,
+        on_stdout: OutputSink,
+        on_stderr: OutputSink,
+        staging: Path,
+        oversize: Oversize,
+    ) -> Exit:
+        """The run, stopped (its process group killed) once the staging folder passes the cap."""
+        if self._cap is None:
+            return await self._run(args, timeout, on_stdout, on_stderr)
+        run = asyncio.create_task(self._run(args, timeout, on_stdout, on_stderr))
+        watch = asyncio.create_task(_watch_folder(staging, oversize))
+        try:
+            await asyncio.wait({run, watch}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            watch.cancel()
+            if not run.done():
+                run.cancel()  # ChildProcesses kills the group before the task ends
+            await asyncio.wait([run, watch])
+        if run.cancelled():
+            return Exit(None, None, "", aborted=False)
+        return run.result()
 
     async def _run(
         self,
@@ -195,6 +262,30 @@ class YtDlpDownloader(Downloader):
                     spawn=self._forkservers.spawn if self._forkservers is not None else None,
                 )
                 return guard.outcome(outcome)
+
+
+class _NoCookies:
+    async def __aenter__(self) -> tuple[str, ...]:
+        return ()
+
+    async def __aexit__(self, *_: object) -> None:
+        return None
+
+
+async def _watch_folder(staging: Path, oversize: Oversize) -> None:
+    """Returns once the cap is passed: by the folder's bytes, or by a progress line meanwhile."""
+    while not oversize.saw_bytes(await asyncio.to_thread(folder_bytes, staging)):
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(oversize.wait(), STAGING_POLL_SECONDS)
+
+
+def _oversize_failure(outcome: Exit, oversize: Oversize) -> ToolFailure:
+    return ToolFailure(
+        stderr_tail=outcome.stderr_tail + f"ERROR: {oversize.reason()}\n",
+        exit_code=outcome.exit_code,
+        signal=outcome.signal,
+        too_large_bytes=oversize.bytes_seen,
+    )
 
 
 def _refuse_url(url: str) -> ToolFailure | None:

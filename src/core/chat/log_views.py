@@ -47,10 +47,10 @@ class LogViews:
         """A view nobody is shown (a group's): the job writes as anywhere, nothing is sent."""
         return LogView(to, state, None)
 
-    def announce(self, job_id: int, to: LogAddress, first_text: str, persist: Persist) -> None:
+    def announce(self, job_id: int, to: LogAddress, first_text: str) -> None:
         """The link was accepted: its log message goes out now, before any worker is free. A
         worker that got to the job first has said more already; then this says nothing."""
-        view = self.open(job_id, to, LogState(), persist)
+        view = self.open(job_id, to, LogState())
         if view.version == 0:
             view.stage(first_text)
 

@@ -33,8 +33,9 @@ from core.jobs.registry import (
 from core.lifecycle import DeadLetter, Failed, Random, RetryPolicy, decide_after_failure
 from ports.clock import Clock
 from ports.errors import ShutdownAbort
-from ports.jobs import Guard, Job, JobStore, NewJob, SingletonGuard
+from ports.jobs import Guard, Job, NewJob, SingletonGuard
 from ports.json import Payload
+from ports.queue import JobQueue
 
 log = logging.getLogger("vidrelay.engine")
 
@@ -54,7 +55,7 @@ class EngineConfig:
 class Engine:
     def __init__(
         self,
-        store: JobStore,
+        store: JobQueue,
         clock: Clock,
         registry: JobRegistry,
         config: EngineConfig,
@@ -130,10 +131,9 @@ class Engine:
         longest = max((t.timeout_seconds for t in self._registry.all()), default=0.0)
         self._lease = longest + self._config.lease_margin_seconds
         if self._config.recover_leases_on_boot:
-            await self._store.recover_leases()
+            await self._store.recover(self._worker_id)
         gave_up = await self._bury_exhausted()
-        failed = (await self._store.counts()).failed
-        log.warning("boot: %d job(s) gave up at this boot; %d in the failed table", gave_up, failed)
+        log.warning("boot: %d job(s) gave up at this boot", gave_up)
         self._workers = [
             asyncio.create_task(self._work(n), name=f"vidrelay-worker-{n}")
             for n in range(self._config.concurrency)
@@ -212,7 +212,7 @@ class Engine:
 
     async def _idle(self, wake: asyncio.Event) -> None:
         now = self._clock.now()
-        due = await self._store.next_wakeup(now, self.breakers.paused_keys(now))
+        due = await self._store.next_wakeup(self._worker_id, now, self.breakers.paused_keys(now))
         times = [t for t in (due, self.breakers.next_reopening()) if t is not None]
         delay = min([t - now for t in times] + [self._config.max_idle_seconds])
         if delay > 0:
@@ -224,14 +224,18 @@ class Engine:
         if job_type is None:
             await self._bury(job, f"unknown job name {job.name!r}: no handler is registered", None)
             return None
-        if job.attempts > job.max_attempts:
+        if job.attempts > job.max_attempts:  # claimed once more than it may run: give up
             await self._give_up(job, job_type)
             return None
         if self._stopping.is_set():
-            await self._store.release(job.id, self._clock.now())
+            await self._store.release(job.lease, self._clock.now())
             return None
         log.info("job started", extra=_log_fields(job))
-        context = JobContext(job, lambda payload: self._store.update_payload(job.id, payload))
+
+        async def save(payload: Payload) -> None:
+            await self._store.update_payload(job.lease, payload)
+
+        context = JobContext(job, save)
         task = asyncio.ensure_future(self._run_attempt(job_type, context))
         self._running[job.id] = task
         try:
@@ -251,7 +255,7 @@ class Engine:
         task.cancel()
         await _settle([task])
         with contextlib.suppress(Exception):
-            await self._store.release(job.id, self._clock.now())
+            await self._store.release(job.lease, self._clock.now())
         log.warning("job released at shutdown", extra=_log_fields(job))
 
     async def _run_attempt(self, job_type: JobType, context: JobContext) -> JobOutcome:
@@ -275,13 +279,13 @@ class Engine:
         fields = _log_fields(job)
         match outcome:
             case Success(Deferred(until=until)):
-                await self._store.release(job.id, until)
+                await self._store.release(job.lease, until)
                 log.info("job deferred for %.1fs", until - self._clock.now(), extra=fields)
             case Success():
                 self.breakers.record_success(job.key)
                 return job
             case Failure(failure) if job_type.interval_seconds:
-                await self._store.complete(job.id)
+                await self._store.complete(job.lease)
                 log.warning("periodic job failed: %s", failure.reason, extra=fields)
             case Failure(failure):
                 await self._after_failure(job, job_type, context, failure)
@@ -289,7 +293,7 @@ class Engine:
 
     async def _complete(self, job: Job) -> None:
         try:
-            await self._store.complete(job.id)
+            await self._store.complete(job.lease)
         except Exception:
             # Contained like a failed claim: the row keeps its lease and runs again (at least once).
             log.exception("job done, but its row could not be deleted", extra=_log_fields(job))
@@ -315,7 +319,7 @@ class Engine:
         if job_type.on_retry:
             # Before the row is claimable again, so what the hook saves is there for the retry.
             await _contained(job_type.on_retry(RetryNotice(context, failure, job.attempts + 1)), job)
-        await self._store.retry_later(job.id, decision.available_at, _error_text(failure))
+        await self._store.retry_later(job.lease, decision.available_at, _error_text(failure))
         self.stats["retried"] += 1
         log.warning(
             "job failed, retry in %.1fs: %s",
@@ -328,7 +332,7 @@ class Engine:
         self, job: Job, reason: str, job_type: JobType | None, failure: JobFailure | None = None
     ) -> None:
         text = _error_text(failure) if failure else reason
-        if await self._store.dead_letter(job.id, text, self._clock.now()) is None:
+        if await self._store.dead_letter(job.lease, text, self._clock.now()) is None:
             return
         self.stats["dead_lettered"] += 1
         log.error("job dead-lettered: %s", reason, extra=_log_fields(job))
@@ -337,7 +341,8 @@ class Engine:
 
     async def _bury_exhausted(self) -> int:
         gave_up = 0
-        for job in await self._store.exhausted(self._clock.now()):
+        now = self._clock.now()
+        for job in await self._store.claim_exhausted(self._worker_id, now, self._lease_seconds()):
             gave_up += await self._give_up(job, self._registry.get(job.name))
         return gave_up
 
@@ -345,7 +350,7 @@ class Engine:
         """A job whose attempts were spent by dying processes. A periodic one is just dropped:
         its next tick runs it again, and a dead letter would be noise."""
         if job_type is not None and job_type.interval_seconds:
-            await self._store.complete(job.id)
+            await self._store.complete(job.lease)
             log.warning("periodic job dropped after its process died", extra=_log_fields(job))
             return 0
         await self._bury(job, _gave_up(job), job_type)

@@ -11,6 +11,7 @@ from core.pipeline.parking import Parking, needs_confirmation
 from core.pipeline.replies import Replies
 from core.pipeline.request import DownloadRequest
 from core.pipeline.turns import VideoTurns
+from core.trust.migrations import may_migrate
 from ports.blobs import BlobRecord
 from ports.messenger import Messenger, MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
 
@@ -50,10 +51,11 @@ class ChatDestination(Destination):
         try:
             return await self._messenger.send_video(request.chat_id, video, meta, reply_to=request.message_id)
         except MessengerError as error:
-            if error.migrate_to_chat_id is None or error.migrate_to_chat_id == request.chat_id:
+            moved_to = error.migrate_to_chat_id
+            if moved_to is None or not may_migrate(request.chat_type, request.chat_id, moved_to):
                 raise
             # The group became a supergroup while the job waited: same people, new chat id.
-            request.chat_id = error.migrate_to_chat_id
+            request.chat_id, request.chat_type = moved_to, "supergroup"
             return await self.send(video, meta)
 
     async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:

@@ -5,8 +5,9 @@ the chat: the view's sender shows the latest state when Telegram's pacing allows
 stands travels in the job's payload, saved before every slow step and whenever the view learns a
 new message id: if the process dies, the next attempt appends to this same message.
 
-A new stage of the work (🎞 converting, 📦 compressing…) is one method here that calls
-`self._view.stage(texts.<its line>())`, and `progress` for its progress.
+A stage of the work is one line that replaces the stage before it: `texts.stage_line` names the
+stages after the download (🎞 converting, 📦 compressing…), `progress` shows their percent. A
+new stage is a value of `ports.media.Stage` and its line in `texts`; nothing here changes.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from core.chat.log_views import LogViews
 from core.jobs.registry import Deferred, JobContext, JobOutcome
 from core.pipeline.report import Report
 from core.pipeline.request import DownloadRequest
-from ports.media import Progress, VideoInfo
+from ports.media import Progress, Stage, VideoInfo
 
 
 def log_address(request: DownloadRequest) -> LogAddress:
@@ -38,9 +39,13 @@ def log_view(request: DownloadRequest, logs: LogViews, job_id: int) -> LogView:
 
 
 class ChatReport(Report):
-    def __init__(self, request: DownloadRequest, logs: LogViews, context: JobContext) -> None:
+    def __init__(
+        self, request: DownloadRequest, logs: LogViews, context: JobContext, upload_limit_bytes: int
+    ) -> None:
         self._request = request
         self._context = context
+        self._limit = upload_limit_bytes
+        self._stage = Stage.DOWNLOAD
         state = LogState.from_json(request.log)
         if request.private:
             self._view = logs.adopt(context.job.id, log_address(request), state, self._save)
@@ -81,6 +86,10 @@ class ChatReport(Report):
         await self.checkpoint()
 
     def progress(self, progress: Progress) -> None:
+        if progress.stage is not self._stage:
+            self._stage = progress.stage  # converting or compressing began
+            if (line := texts.stage_line(progress, self._limit)) is not None:
+                self._view.stage(line)
         self._view.progress(texts.progress_line(progress))
 
     def output(self, line: str) -> None:
@@ -98,7 +107,7 @@ class ChatReport(Report):
     def sent(self, size: int | None) -> None:
         self._view.settle(texts.sent(size))
 
-    async def refusing(self) -> None:
+    async def ending(self) -> None:
         await self._view.end()
 
     async def finish(self, outcome: JobOutcome | None) -> None:

@@ -1,19 +1,26 @@
 """The one path a link takes to become a video in Telegram, for every job that delivers one.
 
-guard → scrape (cached) → sent by file_id when Telegram has the video → size check → one shared
-download → size check on the bytes → upload → the file_id recorded and the bytes released. What
-is a job's own stays behind two ports: its `Destination` (where the video goes, and what a long or
-too large video means there) and its `Report` (`report`: what the chat hears on the way).
+guard → scrape (cached) → sent by file_id when Telegram has the video → size check (too large
+even compressed, or over the download cap: refused before a byte) → one shared download, made
+playable or compressed to fit by the downloader → size check on the bytes → upload with a
+thumbnail → the file_id recorded and the bytes released. What is a job's own stays behind two
+ports: its `Destination` (where the video goes, and what a long or too large video means there)
+and its `Report` (`report`: what the chat hears on the way). A video whose chat is busy for a
+while (Telegram's pacing) comes back later (`Deferred`) instead of holding a worker.
 """
 
 from __future__ import annotations
 
+import sys
+from contextlib import AbstractAsyncContextManager, nullcontext
+from pathlib import Path
 from typing import Protocol
 
 from returns.result import Failure, Result, Success
 
 from core.blobs import blob_key
 from core.jobs.registry import Deferred, JobFailure, JobOutcome
+from core.media.fit import SizeLimits, SizeVerdict, verdict_before_download
 from core.pipeline.failures import api_failure, no_video, refused, tool_failure, vanished
 from core.pipeline.report import Report
 from core.pipeline.services import PipelineConfig, Services
@@ -54,6 +61,10 @@ class Delivery:
         self._s = services
         self._limit = config.upload_limit_bytes
         self._timeout = config.ytdlp_timeout_seconds
+        self._limits = SizeLimits(
+            upload_bytes=config.upload_limit_bytes,
+            download_bytes=config.max_download_bytes or sys.maxsize,
+        )
 
     async def videos(self, url: str, report: Report) -> Result[list[VideoInfo], JobFailure]:
         """The videos behind `url` (photo items left out), if the bot may fetch it; never none."""
@@ -97,9 +108,10 @@ class Delivery:
             if not (isinstance(sent, Failure) and is_wrong_file_id(sent.failure())):
                 return await self._after_send(to, record, sent, record.file_id, report)
             await self._s.blobs.clear_file_id(key)
-        if info.filesize is not None and info.filesize > self._limit:
-            await report.refusing()
-            return await to.too_large(info.filesize)
+        verdict = verdict_before_download(info.filesize, info.duration, info.height, self._limits)
+        if verdict is SizeVerdict.TOO_LARGE:
+            await report.ending()
+            return await to.too_large(info.filesize or 0)
         await report.downloading()
         fetched = await self._s.blobs.fetch(
             info,
@@ -110,7 +122,11 @@ class Delivery:
             on_output=_output_of(report),
         )
         if isinstance(fetched, Failure):
-            return Failure(tool_failure(fetched.failure()))
+            failure = fetched.failure()
+            if failure.too_large_bytes is not None:
+                await report.ending()
+                return await to.too_large(failure.too_large_bytes)
+            return Failure(tool_failure(failure))
         return await self._upload(info, fetched.unwrap(), to, report)
 
     async def _upload(
@@ -119,7 +135,7 @@ class Delivery:
         size = record.size or 0
         if size > self._limit:
             await self._s.blobs.release(record.key)
-            await report.refusing()
+            await report.ending()
             return await to.too_large(size)
         if info.duration is None and (held := await to.hold(record.duration, record.key)) is not None:
             return held  # the probe measured a duration the scrape did not know
@@ -130,8 +146,14 @@ class Delivery:
         if (later := to.not_before(upload)) is not None:
             return Success(Deferred(later))  # the bytes stay on disk for the next turn
         await report.uploading(size)
-        sent = await _send(to, upload, record, info, report)
+        async with self._thumbnail(path, record.duration) as thumbnail:
+            sent = await _send(to, upload, record, info, report, thumbnail)
         return await self._after_send(to, record, sent, None, report)
+
+    def _thumbnail(self, path: Path, duration: float | None) -> AbstractAsyncContextManager[Path | None]:
+        if self._s.thumbnails is None:
+            return nullcontext(None)
+        return self._s.thumbnails.of(path, duration)
 
     async def _after_send(
         self, to: Destination, record: BlobRecord, sent: Sent, stored_file_id: str | None, report: Report
@@ -155,22 +177,30 @@ class Delivery:
         return Failure(api_failure(error))
 
 
-def video_meta(record: BlobRecord, info: VideoInfo, caption: str | None) -> VideoMeta:
+def video_meta(
+    record: BlobRecord, info: VideoInfo, caption: str | None, thumbnail: Path | None = None
+) -> VideoMeta:
     duration = record.duration if record.duration is not None else info.duration
     return VideoMeta(
         duration=round(duration) if duration is not None else None,
         width=record.width or info.width,
         height=record.height or info.height,
         caption=caption,
+        thumbnail=thumbnail,
     )
 
 
 async def _send(
-    to: Destination, video: VideoFile | StoredVideo, record: BlobRecord, info: VideoInfo, report: Report
+    to: Destination,
+    video: VideoFile | StoredVideo,
+    record: BlobRecord,
+    info: VideoInfo,
+    report: Report,
+    thumbnail: Path | None = None,
 ) -> Sent:
     await report.sending()
     try:
-        return Success(await to.send(video, video_meta(record, info, caption=None)))
+        return Success(await to.send(video, video_meta(record, info, caption=None, thumbnail=thumbnail)))
     except MessengerError as error:
         report.unsent()
         return Failure(error)

@@ -45,7 +45,7 @@ class DownloadVideo:
             request = DownloadRequest.from_payload(context.payload)
         except ValueError as error:
             return Failure(bad_payload(error))
-        report = ChatReport(request, self._s.logs, context)
+        report = ChatReport(request, self._s.logs, context, self._config.upload_limit_bytes)
         report.attempt_started()
         outcome: JobOutcome | None = None
         try:

@@ -7,6 +7,7 @@ queues work only when the bot offered that very result to that user for that lin
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
 from core.pipeline.inline import VARIANTS
 from core.pipeline.inline_lookup import CachedVideo, InlineLookup
@@ -26,10 +27,28 @@ CACHED_PREFIX = "cached_"
 
 
 def url_in(query: str) -> str | None:
-    """Telegram sends an inline query without entities: the whole query is taken as the link."""
+    """Telegram sends an inline query without entities: the whole query is taken as the link,
+    when it looks like one (an http(s) URL naming a dotted host or an address, nothing
+    unprintable) — otherwise the bot would offer to fetch "https://" + any words."""
     whole = Entity("url", 0, len(query.encode("utf-16-le", "surrogatepass")) // 2)
     urls = extract_urls(query, [whole])
-    return urls[0] if urls else None
+    return urls[0] if urls and _looks_like_a_link(urls[0]) else None
+
+
+def _looks_like_a_link(url: str) -> bool:
+    if not url.isprintable():
+        return False
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return False
+    if parts.scheme.lower() not in ("http", "https") or not host:
+        return False
+    if ":" in host:  # an IPv6 literal
+        return True
+    labels = host.split(".")
+    return len(labels) > 1 and all(label and all(c.isalnum() or c == "-" for c in label) for label in labels)
 
 
 class InlineRequests:

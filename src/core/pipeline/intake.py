@@ -11,12 +11,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 
 from returns.result import Failure
 
 from core import texts
-from core.chat.log_state import LogState
 from core.chat.log_views import LogViews
 from core.pipeline.chat_report import log_address
 from core.pipeline.job_names import DOWNLOAD_VIDEO
@@ -27,7 +25,9 @@ from core.urls import Entity, extract_urls, site_key
 from ports.caches import HandledUrls
 from ports.clock import Clock
 from ports.errors import StoreError
-from ports.jobs import HandledUrlGuard, JobStore
+from ports.failed_jobs import FailedJobs
+from ports.jobs import HandledUrlGuard
+from ports.quota import UserQuota
 
 log = logging.getLogger("vidrelay.intake")
 
@@ -57,18 +57,21 @@ class LinkIntake:
     def __init__(
         self,
         jobs: JobSubmitter,
-        queue: JobStore,
+        queue: UserQuota,
         guard: UrlGuard,
         seen: HandledUrls,
         clock: Clock,
         logs: LogViews,
+        depth: FailedJobs,
         *,
         max_queued_per_user: int,
         worker_slots: int,
         allowed_chat_ids: Collection[int] = (),
     ) -> None:
+        """`depth`: the queue's counts, for a waiting link's place in it."""
         self._jobs = jobs
         self._logs = logs
+        self._depth = depth
         self._slots = worker_slots
         self._queue = queue
         self._guard = guard
@@ -128,26 +131,24 @@ class LinkIntake:
         )
 
     async def _announce(self, request: DownloadRequest, job_id: int) -> None:
-        if not request.private:
-            return
-        ahead = await self._ahead()
-        first = texts.queued(ahead) if ahead > 0 else texts.scraping()
-        self._logs.announce(job_id, log_address(request), first, partial(self._save_log, job_id, request))
+        # Only the worker that claims the job may write its row (fenced leases): the message id
+        # reaches the row with the worker's first save. A restart before that costs a second
+        # log message, never the link.
+        if request.private:
+            ahead = await self._ahead()
+            first = texts.queued(ahead) if ahead > 0 else texts.scraping()
+            self._logs.announce(job_id, log_address(request), first)
 
     async def _ahead(self) -> int:
         """How many jobs must start before this one can (roughly: the queue is FIFO, a few rows
         may be retries due later); 0 when a worker is free for it."""
         try:
-            counts = await self._queue.counts()
+            counts = await self._depth.counts()
         except StoreError:
             return 0  # the link is queued already: only the count is missing
         before = counts.waiting - 1
         free = max(self._slots - counts.running, 0)
         return before - free + 1 if before >= free else 0
-
-    async def _save_log(self, job_id: int, request: DownloadRequest, state: LogState) -> None:
-        """The queued job's row learns its log message, so a restart edits that message."""
-        await self._queue.update_payload(job_id, {**request.to_payload(), "log": state.to_json()})
 
 
 def _request(message: IncomingMessage, url: str) -> DownloadRequest:

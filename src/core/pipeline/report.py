@@ -39,9 +39,8 @@ class Report(Protocol):
         """The video is in the chat: the report's last word (it must not hold the job up)."""
         ...
 
-    async def refusing(self) -> None:
-        """The chat's last word about this video is a refusal (too large): nothing more of the
-        report may reach the chat."""
+    async def ending(self) -> None:
+        """The job's last word comes next (a refusal): nothing the report said may follow it."""
         ...
 
 
@@ -79,5 +78,5 @@ class Quiet(Report):
     def sent(self, size: int | None) -> None:
         pass
 
-    async def refusing(self) -> None:
+    async def ending(self) -> None:
         pass

@@ -9,6 +9,7 @@ from typing import Protocol
 from core.chat.log_views import LogViews
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
+from core.media.thumbnails import Thumbnails
 from core.pipeline.turns import VideoTurns
 from core.pipeline.url_guard import UrlGuard
 from core.trust.buttons import SignedButtons
@@ -41,6 +42,8 @@ class PipelineConfig:
     confirm_longer_than_seconds: float = 1200.0
     ytdlp_timeout_seconds: float = 300.0
     max_attempts: int = 3
+    max_download_bytes: int = 0
+    """Nothing announced bigger is fetched (the downloader also stops what grows past it); 0: no cap."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,3 +63,5 @@ class Services:
     """The log messages of the jobs this process runs or has accepted."""
     turns: VideoTurns
     buttons: SignedButtons
+    thumbnails: Thumbnails | None = None
+    """A preview frame for each upload; None: Telegram makes its own where it can."""

@@ -31,6 +31,7 @@ from testkit.telegram.errors import NOT_MODIFIED, QUERY_TOO_OLD, WRONG_FILE_ID, 
 from testkit.telegram.files import FileRecord
 from testkit.telegram.flood import FloodLimits
 from testkit.telegram.html import parse_html
+from testkit.telegram.jpeg import Thumbnail
 from testkit.telegram.messages import StoredMessage, Version
 from testkit.telegram.people import Chat, User
 from testkit.telegram.records import (
@@ -59,6 +60,7 @@ __all__ = [
     "MediaEdit",
     "ReactionRecord",
     "StoredMessage",
+    "Thumbnail",
     "User",
     "Version",
     "VideoRecord",

@@ -28,6 +28,12 @@ class FakeBotApi(InspectableBotApi):
         """Make a chat known (the bot can write to it). Chats of helper-made updates are added anyway."""
         return self._world.add_chat(chat)
 
+    def set_member_status(self, chat: Chat, user: User, status: str) -> None:
+        """What getChatMember says of `user` in `chat`: "creator", "administrator", "member",
+        "restricted", "left" or "kicked" (everybody not set is a "member")."""
+        self.add_chat(chat)
+        self._world.members[(chat.id, user.id)] = (user, status)
+
     def block_chat(self, chat_id: int) -> None:
         """The user blocked the bot (private) or kicked it (groups): every call to the chat is 403."""
         self._world.blocked.add(chat_id)
@@ -100,8 +106,15 @@ class FakeBotApi(InspectableBotApi):
         message.history.append(Version(text, tuple(message.entities), None, time.monotonic(), text))
         self._world.updates.push("edited_message", message_json(self._world, message))
 
-    def press_button(self, chat: Chat, user: User, message_id: int, callback_data: str) -> str:
-        """A user presses an inline button under a bot message; returns the callback query id."""
+    def press_button(self, chat: Chat, user: User, message_id: int, callback_data: str | bytes) -> str:
+        """A user presses an inline button under a bot message; returns the callback query id.
+
+        The data is whatever the (possibly modified) client sends, not necessarily the button's:
+        any text, or any bytes. Bytes that are not UTF-8 arrive as lone surrogates (JSON `\\udcXX`
+        escapes), the most hostile text a JSON string can carry.
+        """
+        if isinstance(callback_data, bytes):
+            callback_data = callback_data.decode("utf-8", "surrogateescape")
         query_id = str(secrets.randbits(63))
         message = self._world.messages.get(chat.id, message_id)
         if message is not None and not message.deleted:
@@ -120,6 +133,14 @@ class FakeBotApi(InspectableBotApi):
             },
         )
         return query_id
+
+    def take_updates(self) -> list[dict[str, Any]]:
+        """Hand over the pending updates and confirm them, as one getUpdates and the next offset
+        would: for tests that feed a dispatcher in-process instead of letting the bot poll."""
+        updates = self._world.updates.deliverable()
+        if updates:
+            self._world.updates.confirm(int(updates[-1]["update_id"]) + 1)
+        return updates
 
     def send_inline_query(
         self, user: User, query: str, *, offset: str = "", chat_type: str | None = "sender"
@@ -140,7 +161,11 @@ class FakeBotApi(InspectableBotApi):
         inline_id = inline_message_id or base64.urlsafe_b64encode(secrets.token_bytes(18)).decode()
         chosen = self._offered_result(result_id)
         markup = chosen.get("reply_markup") if chosen else None
-        self._world.inline_messages[inline_id] = InlineMessage(inline_id, user, result_id, query, markup)
+        content = chosen.get("input_message_content") if chosen else None
+        text = content.get("message_text") if isinstance(content, dict) else None
+        self._world.inline_messages[inline_id] = InlineMessage(
+            inline_id, user, result_id, query, markup, text=text, texts=[text]
+        )
         self._world.updates.push(
             "chosen_inline_result",
             {"result_id": result_id, "from": user.to_api(), "query": query, "inline_message_id": inline_id},

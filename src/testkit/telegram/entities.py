@@ -8,7 +8,7 @@ from typing import Any
 
 def utf16_len(text: str) -> int:
     """Entity offsets and lengths count UTF-16 code units, as in the Bot API."""
-    return len(text.encode("utf-16-le")) // 2
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 _TLDS = (

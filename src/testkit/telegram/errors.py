@@ -73,6 +73,11 @@ def wrong_file() -> ApiError:
     return ApiError(400, WRONG_FILE_ID)
 
 
+def wrong_file_type(actual: str, expected: str) -> ApiError:
+    """A file_id of one kind sent as another, e.g. a video's as an audio."""
+    return bad_request(f"can't use file of type {actual.capitalize()} as {expected.capitalize()}")
+
+
 def query_too_old() -> ApiError:
     return ApiError(400, QUERY_TOO_OLD)
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from testkit.telegram.files import FileRecord
-from testkit.telegram.messages import StoredMessage
+from testkit.telegram.messages import InlineMessage, StoredMessage
 from testkit.telegram.people import Chat
 from testkit.telegram.records import (
+    AudioRecord,
     CallbackAnswer,
     CallRecord,
     InlineAnswer,
@@ -50,8 +52,21 @@ class InspectableBotApi(BotApiServer):
     def message(self, chat_id: int, message_id: int) -> StoredMessage | None:
         return self._world.messages.get(chat_id, message_id)
 
+    def uploaded_file(self, sha256: str) -> Path:
+        """The bytes of an upload, kept when the fake was made with `keep_uploads`."""
+        if self._keep is None:
+            raise RuntimeError("this fake keeps no uploads: make it with keep_uploads=<folder>")
+        path = self._keep / sha256
+        if not path.is_file():
+            raise KeyError(f"no upload with sha256 {sha256}")
+        return path
+
     def videos(self, chat_id: int | None = None) -> list[VideoRecord]:
         return [v for v in self._world.journal.videos if chat_id is None or v.chat_id == chat_id]
+
+    def audios(self, chat_id: int | None = None) -> list[AudioRecord]:
+        """Every sendAudio that went through (as an audio, or filed as a document)."""
+        return [a for a in self._world.journal.audios if chat_id is None or a.chat_id == chat_id]
 
     def reactions(self, chat_id: int | None = None) -> list[ReactionRecord]:
         return [r for r in self._world.journal.reactions if chat_id is None or r.chat_id == chat_id]
@@ -71,6 +86,10 @@ class InspectableBotApi(BotApiServer):
     def inline_answer(self, inline_query_id: str) -> InlineAnswer | None:
         answers = self._world.journal.inline_answers
         return next((a for a in answers if a.inline_query_id == inline_query_id), None)
+
+    def inline_message(self, inline_message_id: str) -> InlineMessage | None:
+        """A message a user sent through inline mode, as it shows now."""
+        return self._world.inline_messages.get(inline_message_id)
 
     @property
     def media_edits(self) -> list[MediaEdit]:

@@ -35,6 +35,8 @@ class StoredMessage:
     caption: str | None = None
     caption_entities: list[dict[str, Any]] = field(default_factory=list)
     video: FileRecord | None = None
+    audio: FileRecord | None = None
+    document: FileRecord | None = None
     reply_to: int | None = None
     reply_markup: dict[str, Any] | None = None
     silent: bool = False
@@ -71,6 +73,10 @@ class InlineMessage:
     query: str
     reply_markup: dict[str, Any] | None = None
     media: FileRecord | None = None
+    text: str | None = None
+    """What it shows: the chosen result's text, or the caption of the media swapped in."""
+    texts: list[str | None] = field(default_factory=list)
+    """Every text it showed, the first one included: texts[-1] is what it shows now."""
 
 
 class MessageStore:

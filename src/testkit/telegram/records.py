@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from testkit.telegram.files import FileRecord
+from testkit.telegram.jpeg import Thumbnail
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,34 @@ class VideoRecord:
     width: int
     height: int
     supports_streaming: bool
+    silent: bool
+    reply_markup: dict[str, Any] | None
+    at: float
+    thumbnail: Thumbnail | None = None
+    """The uploaded thumbnail, if the call carried one (see Thumbnail.valid)."""
+
+    @property
+    def uploaded(self) -> bool:
+        return self.source != "file_id"
+
+
+@dataclass(frozen=True, slots=True)
+class AudioRecord:
+    """One sendAudio: what Telegram kept (`file.kind` "audio", or "document" for a file it does not
+    play) and what the call said of it."""
+
+    chat_id: int
+    message_id: int
+    file: FileRecord
+    source: str
+    """"upload", "path" or "file_id", as for videos."""
+    reply_to: int | None
+    caption: str | None
+    duration: int | None
+    title: str | None
+    performer: str | None
+    thumbnail: str | None
+    """The sha256 of the thumbnail uploaded with the call, if any."""
     silent: bool
     reply_markup: dict[str, Any] | None
     at: float
@@ -91,6 +120,7 @@ class Journal:
 
     calls: list[CallRecord] = field(default_factory=list)
     videos: list[VideoRecord] = field(default_factory=list)
+    audios: list[AudioRecord] = field(default_factory=list)
     reactions: list[ReactionRecord] = field(default_factory=list)
     callback_answers: list[CallbackAnswer] = field(default_factory=list)
     inline_answers: list[InlineAnswer] = field(default_factory=list)

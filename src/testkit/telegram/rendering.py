@@ -1,7 +1,8 @@
-"""The fake's messages and files as the Bot API's Message and Video objects."""
+"""The fake's messages and files as the Bot API's Message, Video, Audio and Document objects."""
 
 from __future__ import annotations
 
+import mimetypes
 from typing import Any
 
 from testkit.telegram.files import FileRecord
@@ -29,6 +30,10 @@ def message_json(world: World, message: StoredMessage, *, nested: bool = False) 
             data["entities"] = message.entities
     if message.video is not None:
         data["video"] = video_json(message.video)
+    if message.audio is not None:
+        data["audio"] = audio_json(message.audio)
+    if message.document is not None:
+        data["document"] = document_json(message.document)
     if message.caption is not None:
         data["caption"] = message.caption
         if message.caption_entities:
@@ -50,3 +55,36 @@ def video_json(record: FileRecord) -> dict[str, Any]:
         "mime_type": "video/mp4",
         "file_size": record.size,
     }
+
+
+def audio_json(record: FileRecord) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "file_id": record.file_id,
+        "file_unique_id": record.file_unique_id,
+        "duration": record.duration,
+        "mime_type": _mime_type(record.file_name, "audio/mpeg"),
+        "file_size": record.size,
+    }
+    for key in ("title", "performer", "file_name"):
+        if (value := getattr(record, key)) is not None:
+            data[key] = value
+    return data
+
+
+def document_json(record: FileRecord) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "file_id": record.file_id,
+        "file_unique_id": record.file_unique_id,
+        "mime_type": _mime_type(record.file_name, "application/octet-stream"),
+        "file_size": record.size,
+    }
+    if record.file_name is not None:
+        data["file_name"] = record.file_name
+    return data
+
+
+def _mime_type(file_name: str | None, default: str) -> str:
+    if file_name is not None and file_name.lower().endswith(".m4a"):
+        return "audio/mp4"  # mimetypes knows .m4a only on some systems
+    guessed = mimetypes.guess_type(file_name)[0] if file_name else None
+    return guessed or default

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -33,10 +34,13 @@ class BotApiServer(LoopbackServer):
         bot_name: str = "vidrelay",
         local_mode: bool = False,
         upload_limit: int | None = None,
+        keep_uploads: Path | None = None,
         flood_limits: FloodLimits | None = None,
     ) -> None:
         """`local_mode`: a local Bot API server, which also takes videos by path, up to 2 GB.
-        `flood_limits`: answer 429 beyond Telegram's flood limits (off by default; see `flood`)."""
+        `keep_uploads`: a folder where every uploaded file is kept, named by its sha256, for the
+        tests to look inside (`uploaded_file`). `flood_limits`: answer 429 beyond Telegram's flood
+        limits (off by default; see `flood`)."""
         super().__init__()
         self.token = token
         bot = User(int(token.split(":", 1)[0]), bot_name, username=bot_username, is_bot=True)
@@ -50,6 +54,9 @@ class BotApiServer(LoopbackServer):
             flood_limits=flood_limits,
         )
         self._methods = method_table()
+        self._keep = keep_uploads
+        if keep_uploads is not None:
+            keep_uploads.mkdir(parents=True, exist_ok=True)
 
     @property
     def bot(self) -> User:
@@ -99,7 +106,7 @@ class BotApiServer(LoopbackServer):
         chat_id: int | None = None
         call: Call | None = None
         try:
-            raw, uploads = await read_params(request, self._world.upload_limit)
+            raw, uploads = await read_params(request, self._world.upload_limit, self._keep)
             params = Params(raw)
             with contextlib.suppress(ApiError):
                 chat_id = params.integer("chat_id")

@@ -44,6 +44,8 @@ class World:
         self.messages = MessageStore()
         self.files = FileRegistry()
         self.updates = UpdateQueue(self.changes)
+        self.members: dict[tuple[int, int], tuple[User, str]] = {}
+        """(chat, user) → the user and their status there; anybody else is a plain member."""
         self.callback_queries: dict[str, User] = {}
         """Sent to the bot, not answered yet: a query is answered once."""
         self.inline_queries: dict[str, User] = {}

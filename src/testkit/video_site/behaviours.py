@@ -36,6 +36,8 @@ class Trickle:
     seconds: float
     content_type: str = "video/mp4"
     chunks: int = 20
+    announce_length: bool = True
+    """False: no Content-Length (a chunked body), so the client learns the size only at the end."""
 
 
 @dataclass(frozen=True, slots=True)

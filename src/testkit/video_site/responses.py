@@ -44,7 +44,11 @@ async def _stall(request: web.Request, stall: Stall, stopping: asyncio.Event) ->
 
 async def _trickle(request: web.Request, trickle: Trickle, stopping: asyncio.Event) -> web.StreamResponse:
     data = trickle.data
-    response = web.StreamResponse(headers={"Content-Length": str(len(data))})
+    response = web.StreamResponse(
+        headers={"Content-Length": str(len(data))} if trickle.announce_length else {}
+    )
+    if not trickle.announce_length:
+        response.enable_chunked_encoding()
     response.content_type = trickle.content_type
     await response.prepare(request)
     if request.method == "HEAD":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,8 @@ class RequestRecord:
     started: float
     finished: float | None
     status: int | None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """The request's headers as sent (a cookie, a range, the user agent)."""
 
 
 @dataclass
@@ -96,7 +99,8 @@ class VideoServer(LoopbackServer):
         log = self._log
         index = len(log.records)
         started = asyncio.get_running_loop().time()
-        log.records.append(RequestRecord(request.method, request.path, started, None, None))
+        headers = dict(request.headers)
+        log.records.append(RequestRecord(request.method, request.path, started, None, None, headers))
         log.in_flight += 1
         log.max_in_flight = max(log.max_in_flight, log.in_flight)
         status: int | None = None
@@ -108,4 +112,6 @@ class VideoServer(LoopbackServer):
         finally:
             log.in_flight -= 1
             finished = asyncio.get_running_loop().time()
-            log.records[index] = RequestRecord(request.method, request.path, started, finished, status)
+            log.records[index] = RequestRecord(
+                request.method, request.path, started, finished, status, headers
+            )

@@ -13,6 +13,7 @@ from aiogram.types import Message, MessageEntity
 
 from core import texts
 from core.pipeline.intake import IncomingMessage, IntakeReport, LinkIntake
+from core.trust.migrations import may_migrate
 from core.urls import Entity, extract_urls
 
 log = logging.getLogger("vidrelay.bot")
@@ -71,7 +72,13 @@ async def on_verbose(message: Message, intake: LinkIntake, queue_cap: int) -> No
 
 
 async def on_migration(message: Message) -> None:
-    log.info("group %s migrated to supergroup %s", message.chat.id, message.migrate_to_chat_id)
+    """Nothing moves on the notice itself: a job follows a migration when Telegram's error for
+    its chat says so (see core.trust.migrations)."""
+    old, new = message.chat.id, message.migrate_to_chat_id
+    if may_migrate(str(message.chat.type), old, new):
+        log.info("group %s migrated to supergroup %s", old, new)
+    else:
+        log.info("ignored a migration notice from chat %s: it cannot migrate to %s", old, new)
 
 
 async def _reply_to_report(message: Message, report: IntakeReport, queue_cap: int) -> None:

@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from testkit.telegram.call import Method
-from testkit.telegram.methods import bot, callbacks, chats, inline, media, messages, reactions, updates
+from testkit.telegram.methods import (
+    audio,
+    bot,
+    callbacks,
+    chats,
+    inline,
+    media,
+    messages,
+    reactions,
+    updates,
+)
 
-_GROUPS = (bot, updates, messages, chats, reactions, media, callbacks, inline)
+_GROUPS = (bot, updates, messages, chats, reactions, media, audio, callbacks, inline)
 
 
 def method_table() -> dict[str, tuple[str, Method]]:

@@ -1,4 +1,4 @@
-"""Chats as the bot sees them: getChat, sendChatAction."""
+"""Chats as the bot sees them: getChat, getChatMember, sendChatAction."""
 
 from __future__ import annotations
 
@@ -7,12 +7,65 @@ from typing import Any
 from testkit.telegram.call import Call, Method
 from testkit.telegram.errors import bad_request
 from testkit.telegram.methods.addressing import chat_for
+from testkit.telegram.people import User
 from testkit.telegram.world import World
 
 
 async def get_chat(world: World, call: Call) -> Any:
     chat = chat_for(world, call.params)
     return chat.to_api() | {"accent_color_id": 0, "max_reaction_count": 11}
+
+
+_ADMIN_RIGHTS = (
+    "can_manage_chat",
+    "can_delete_messages",
+    "can_manage_video_chats",
+    "can_restrict_members",
+    "can_promote_members",
+    "can_change_info",
+    "can_invite_users",
+    "can_post_stories",
+    "can_edit_stories",
+    "can_delete_stories",
+    "can_send_welcome_messages",
+)
+
+_RESTRICTIONS = (
+    "can_send_messages",
+    "can_send_audios",
+    "can_send_documents",
+    "can_send_photos",
+    "can_send_videos",
+    "can_send_video_notes",
+    "can_send_voice_notes",
+    "can_send_polls",
+    "can_send_other_messages",
+    "can_add_web_page_previews",
+    "can_react_to_messages",
+    "can_edit_tag",
+    "can_change_info",
+    "can_invite_users",
+    "can_pin_messages",
+    "can_manage_topics",
+)
+
+
+async def get_chat_member(world: World, call: Call) -> Any:
+    chat = chat_for(world, call.params)
+    user_id = call.params.integer("user_id")
+    if user_id is None:
+        raise bad_request("user_id is empty")
+    user, status = world.members.get((chat.id, user_id), (User(user_id), "member"))
+    member: dict[str, Any] = {"status": status, "user": user.to_api()}
+    if status == "creator":
+        member["is_anonymous"] = False
+    elif status == "administrator":
+        member |= {"can_be_edited": False, "is_anonymous": False} | dict.fromkeys(_ADMIN_RIGHTS, True)
+    elif status == "restricted":
+        member |= {"is_member": True, "until_date": 0} | dict.fromkeys(_RESTRICTIONS, False)
+    elif status == "kicked":
+        member["until_date"] = 0
+    return member
 
 
 async def send_chat_action(world: World, call: Call) -> Any:
@@ -24,4 +77,8 @@ async def send_chat_action(world: World, call: Call) -> Any:
     return True
 
 
-METHODS: dict[str, Method] = {"getChat": get_chat, "sendChatAction": send_chat_action}
+METHODS: dict[str, Method] = {
+    "getChat": get_chat,
+    "getChatMember": get_chat_member,
+    "sendChatAction": send_chat_action,
+}

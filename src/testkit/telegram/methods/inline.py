@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from testkit.telegram.call import Call, Method
-from testkit.telegram.errors import bad_request, query_too_old, wrong_file
+from testkit.telegram.errors import bad_request, query_too_old, wrong_file, wrong_file_type
 from testkit.telegram.records import InlineAnswer
 from testkit.telegram.world import World
 
@@ -36,9 +36,20 @@ def _check_results(world: World, results: list[Any]) -> None:
         if str(result["id"]) in seen:
             raise bad_request("RESULT_ID_DUPLICATE")
         seen.add(str(result["id"]))
-        file_id = result.get("video_file_id")
-        if file_id is not None and world.files.get(str(file_id)) is None:
-            raise wrong_file()
+        for field, kind in _CACHED_FILE_FIELDS.items():
+            if (file_id := result.get(field)) is not None:
+                _check_file(world, str(file_id), kind)
+
+
+_CACHED_FILE_FIELDS = {"video_file_id": "video", "audio_file_id": "audio"}
+
+
+def _check_file(world: World, file_id: str, kind: str) -> None:
+    record = world.files.get(file_id)
+    if record is None:
+        raise wrong_file()
+    if record.kind != kind:
+        raise wrong_file_type(record.kind, kind)
 
 
 METHODS: dict[str, Method] = {"answerInlineQuery": answer_inline_query}

@@ -1,4 +1,4 @@
-"""Videos: sendVideo, and editMessageMedia (a placeholder's video swapped in place)."""
+"""Videos: sendVideo, and editMessageMedia (a placeholder's video or audio swapped in place)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from testkit.telegram.call import Call, Method
 from testkit.telegram.errors import bad_request
 from testkit.telegram.messages import Version
 from testkit.telegram.methods.addressing import chat_for, edit_target, reply_target
+from testkit.telegram.methods.file_input import VIDEO, Wanted, resolve_file
 from testkit.telegram.methods.formatting import apply_send_options, caption
 from testkit.telegram.methods.keyboards import markup
-from testkit.telegram.methods.video_input import resolve_video
+from testkit.telegram.methods.thumbnails import thumbnail_of
 from testkit.telegram.params import Params
 from testkit.telegram.records import MediaEdit, VideoRecord
 from testkit.telegram.rendering import message_json
@@ -28,7 +29,7 @@ async def send_video(world: World, call: Call) -> Any:
     value = params.raw.get("video")
     if value is None and "video" in call.uploads:
         value = "attach://video"
-    record, source = await resolve_video(world, call, value, params, "video")
+    record, source = await resolve_file(world, call, value, params, "video")
     message = world.messages.add(chat.id, world.bot, from_bot=True, reply_to=reply_to, reply_markup=keyboard)
     message.video = record
     message.caption = text
@@ -53,9 +54,14 @@ async def send_video(world: World, call: Call) -> Any:
             silent=message.silent,
             reply_markup=keyboard,
             at=time.monotonic(),
+            thumbnail=thumbnail_of(call),
         )
     )
     return message_json(world, message)
+
+
+_EDITABLE = {"video": VIDEO, "audio": Wanted("audio", lambda _name: "audio", "audio")}
+"""What a message's media may become, and of which kind a file_id must then be."""
 
 
 async def edit_message_media(world: World, call: Call) -> Any:
@@ -64,11 +70,12 @@ async def edit_message_media(world: World, call: Call) -> Any:
     media = params.decoded("media", "input media")
     if not isinstance(media, dict):
         raise bad_request("there is no media in the request")
-    if media.get("type") != "video":
+    wanted = _EDITABLE.get(str(media.get("type")))
+    if wanted is None:
         raise bad_request("can't use this media type here")
     described = Params(media)
     text, entities = caption(described)
-    record, _source = await resolve_video(world, call, media.get("media"), described, "media")
+    record, _source = await resolve_file(world, call, media.get("media"), described, "media", wanted)
     keyboard = markup(params)
     edit = MediaEdit(
         inline.inline_message_id if inline else None,
@@ -81,12 +88,15 @@ async def edit_message_media(world: World, call: Call) -> Any:
     )
     world.journal.media_edits.append(edit)
     if inline is not None:
-        inline.media, inline.reply_markup = record, keyboard
+        inline.media, inline.reply_markup, inline.text = record, keyboard, text
+        inline.texts.append(text)
         return True
     assert message is not None
     if not message.from_bot:
         raise bad_request("message can't be edited")
-    message.video, message.caption, message.caption_entities = record, text, entities
+    message.video = record if record.kind == "video" else None
+    message.audio = record if record.kind == "audio" else None
+    message.caption, message.caption_entities = text, entities
     message.text, message.entities, message.reply_markup = None, [], keyboard
     message.edit_date = int(time.time())
     message.history.append(

@@ -8,7 +8,7 @@ from typing import Any
 
 from testkit.telegram.call import Call, Method
 from testkit.telegram.errors import bad_request, not_modified
-from testkit.telegram.messages import Version
+from testkit.telegram.messages import InlineMessage, Version
 from testkit.telegram.methods.addressing import chat_for, edit_target, existing, reply_target
 from testkit.telegram.methods.formatting import apply_send_options, message_text
 from testkit.telegram.methods.keyboards import markup
@@ -42,8 +42,7 @@ async def edit_message_text(world: World, call: Call) -> Any:
     text, entities = message_text(params)
     keyboard = markup(params)
     if inline is not None:
-        inline.reply_markup = keyboard
-        return True
+        return _edit_inline_text(inline, text, keyboard)
     assert message is not None
     if not message.from_bot:
         raise bad_request("message can't be edited")
@@ -56,6 +55,16 @@ async def edit_message_text(world: World, call: Call) -> Any:
     message.parse_mode = params.text("parse_mode")
     message.history.append(Version(text, tuple(entities), keyboard, time.monotonic(), params.text("text")))
     return message_json(world, message)
+
+
+def _edit_inline_text(inline: InlineMessage, text: str, keyboard: dict[str, Any] | None) -> bool:
+    if inline.media is not None:
+        raise bad_request("there is no text in the message to edit")
+    if text == inline.text and keyboard == inline.reply_markup:
+        raise not_modified()
+    inline.text, inline.reply_markup = text, keyboard
+    inline.texts.append(text)
+    return True
 
 
 async def edit_message_reply_markup(world: World, call: Call) -> Any:

@@ -1,0 +1,59 @@
+"""The memory store's tables: plain dicts shared by the per-port classes of one MemoryStore.
+
+Every method of those classes runs to completion without awaiting, so on one event loop every
+operation is atomic — the guarantee the SQL stores get from transactions.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from ports.blobs import BlobRecord
+from ports.chat_settings import ChatSettings
+from ports.jobs import FailedJob, Job, NewJob
+from ports.media import VideoInfo
+from ports.pending import PendingRequest
+
+
+@dataclass(frozen=True, slots=True)
+class CachedInfo:
+    entries: tuple[VideoInfo, ...]
+    canonical: frozenset[str]
+    created_at: float
+
+
+@dataclass
+class MemoryTables:
+    jobs: dict[int, Job] = field(default_factory=dict)
+    failed: dict[int, FailedJob] = field(default_factory=dict)
+    handled: dict[tuple[int, int, str], float] = field(default_factory=dict)
+    pending: dict[str, PendingRequest] = field(default_factory=dict)
+    blobs: dict[str, BlobRecord] = field(default_factory=dict)
+    info: dict[str, CachedInfo] = field(default_factory=dict)
+    secrets: dict[str, bytes] = field(default_factory=dict)
+    chat_settings: dict[int, ChatSettings] = field(default_factory=dict)
+    next_job_id: int = 1
+    next_failed_id: int = 1
+
+    def insert_job(self, job: NewJob, now: float) -> int:
+        job_id = self.next_job_id
+        self.next_job_id += 1
+        self.jobs[job_id] = Job(
+            id=job_id,
+            name=job.name,
+            payload=copy.deepcopy(job.payload),
+            attempts=0,
+            max_attempts=job.max_attempts,
+            available_at=job.available_at or now,
+            created_at=now,
+            key=job.key,
+            owner_id=job.owner_id,
+        )
+        return job_id
+
+
+class MemoryTablesUser:
+    """Base of the per-port classes: they all work on one MemoryTables."""
+
+    _tables: MemoryTables

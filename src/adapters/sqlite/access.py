@@ -1,0 +1,20 @@
+"""Base of the per-port classes of SqliteStore: every operation goes through its one writer."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from adapters.sqlite.connection import Work
+from adapters.sqlite.writer import GroupCommitWriter
+
+T = TypeVar("T")
+
+
+class SqliteAccess:
+    _writer: GroupCommitWriter
+
+    async def _write(self, work: Work[T]) -> T:
+        return await self._writer.submit(work)
+
+    async def _read(self, work: Work[T]) -> T:
+        return await self._writer.submit(work, writes=False)

@@ -1,0 +1,69 @@
+"""The blob index on SQLite."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from adapters.sqlite import codec
+from adapters.sqlite.access import SqliteAccess
+from ports.blobs import BlobIndex, BlobRecord
+
+_BLOB = """
+    SELECT key, file_name, size, duration, width, height, file_id, file_unique_id, created_at, last_used
+    FROM blobs WHERE key = ?
+"""
+_ALL_BLOBS = """
+    SELECT key, file_name, size, duration, width, height, file_id, file_unique_id, created_at, last_used
+    FROM blobs ORDER BY key
+"""
+_PUT_BLOB = """
+    INSERT OR REPLACE INTO blobs (key, file_name, size, duration, width, height, file_id,
+        file_unique_id, created_at, last_used)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+"""
+_PINNED_BY_PENDING = "SELECT 1 FROM pending WHERE blob_key = ? LIMIT 1"
+_SET_FILE_ID = "UPDATE blobs SET file_id = ?, file_unique_id = ?, last_used = ? WHERE key = ?"
+_CLEAR_FILE_ID = "UPDATE blobs SET file_id = NULL, file_unique_id = NULL WHERE key = ?"
+
+
+class SqliteBlobIndex(SqliteAccess, BlobIndex):
+    async def blob(self, key: str) -> BlobRecord | None:
+        def work(c: sqlite3.Connection) -> BlobRecord | None:
+            row = c.execute(_BLOB, (key,)).fetchone()
+            return None if row is None else codec.blob_from_row(row)
+
+        return await self._read(work)
+
+    async def put_blob(self, record: BlobRecord) -> None:
+        params = codec.blob_params(record)
+        await self._write(lambda c: c.execute(_PUT_BLOB, params))
+
+    async def set_file_id(self, key: str, file_id: str, file_unique_id: str, now: float) -> None:
+        await self._write(lambda c: c.execute(_SET_FILE_ID, (file_id, file_unique_id, now, key)))
+
+    async def clear_file_id(self, key: str) -> None:
+        await self._write(lambda c: c.execute(_CLEAR_FILE_ID, (key,)))
+
+    async def touch_blob(self, key: str, now: float) -> None:
+        await self._write(lambda c: c.execute("UPDATE blobs SET last_used = ? WHERE key = ?", (now, key)))
+
+    async def detach_bytes(self, key: str, file_name: str) -> bool:
+        def work(c: sqlite3.Connection) -> bool:
+            row = c.execute("SELECT file_name, file_id FROM blobs WHERE key = ?", (key,)).fetchone()
+            if row is None or row[0] != file_name:
+                return False
+            if c.execute(_PINNED_BY_PENDING, (key,)).fetchone():
+                return False
+            if row[1] is None:
+                c.execute("DELETE FROM blobs WHERE key = ?", (key,))
+            else:
+                c.execute("UPDATE blobs SET file_name = NULL, size = NULL WHERE key = ?", (key,))
+            return True
+
+        return await self._write(work)
+
+    async def forget_blob(self, key: str) -> None:
+        await self._write(lambda c: c.execute("DELETE FROM blobs WHERE key = ?", (key,)))
+
+    async def all_blobs(self) -> list[BlobRecord]:
+        return await self._read(lambda c: [codec.blob_from_row(row) for row in c.execute(_ALL_BLOBS)])

@@ -1,0 +1,69 @@
+"""Per-chat choices on SQLite: one row per chat that chose anything."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from adapters.sqlite.writer import GroupCommitWriter
+from ports.chat_settings import ChatSettings, ChatSettingsStore
+
+_READ = """
+    SELECT max_height, audio_only, ask_long_videos, ask_longer_than_seconds
+    FROM chat_settings WHERE chat_id = ?
+"""
+_SAVE = """
+    INSERT INTO chat_settings
+        (chat_id, max_height, audio_only, ask_long_videos, ask_longer_than_seconds, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?)
+    ON CONFLICT (chat_id) DO UPDATE SET
+        max_height = excluded.max_height,
+        audio_only = excluded.audio_only,
+        ask_long_videos = excluded.ask_long_videos,
+        ask_longer_than_seconds = excluded.ask_longer_than_seconds,
+        updated_at = excluded.updated_at
+"""
+# The new chat keeps its own choices if it has any; the old chat's row goes either way.
+_MOVE = "UPDATE OR IGNORE chat_settings SET chat_id = ? WHERE chat_id = ?"
+_DROP = "DELETE FROM chat_settings WHERE chat_id = ?"
+
+
+class SqliteChatSettings(ChatSettingsStore):
+    _writer: GroupCommitWriter
+    """The store's one writer: every statement of every port goes through it."""
+
+    async def chat_settings(self, chat_id: int) -> ChatSettings | None:
+        def work(c: sqlite3.Connection) -> ChatSettings | None:
+            row = c.execute(_READ, (chat_id,)).fetchone()
+            return _settings_from_row(row) if row is not None else None
+
+        return await self._writer.submit(work, writes=False)
+
+    async def save_chat_settings(self, chat_id: int, settings: ChatSettings, now: float) -> None:
+        values = (
+            chat_id,
+            settings.max_height,
+            int(settings.audio_only),
+            int(settings.ask_long_videos),
+            settings.ask_longer_than_seconds,
+            now,
+        )
+        await self._writer.submit(lambda c: c.execute(_SAVE, values))
+
+    async def move_chat_settings(self, from_chat_id: int, to_chat_id: int) -> bool:
+        def work(c: sqlite3.Connection) -> bool:
+            moved = c.execute(_MOVE, (to_chat_id, from_chat_id)).rowcount > 0
+            c.execute(_DROP, (from_chat_id,))
+            return moved
+
+        return await self._writer.submit(work)
+
+
+def _settings_from_row(row: tuple[Any, ...]) -> ChatSettings:
+    max_height, audio_only, ask_long_videos, ask_longer_than = row
+    return ChatSettings(
+        max_height=int(max_height) if max_height is not None else None,
+        audio_only=bool(audio_only),
+        ask_long_videos=bool(ask_long_videos),
+        ask_longer_than_seconds=int(ask_longer_than) if ask_longer_than is not None else None,
+    )

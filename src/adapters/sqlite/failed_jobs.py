@@ -1,0 +1,76 @@
+"""The operator's view and the per-user cap on SQLite."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from adapters.sqlite import codec
+from adapters.sqlite.access import SqliteAccess
+from adapters.sqlite.jobs import insert_job
+from ports.failed_jobs import FailedJobs
+from ports.jobs import FailedJob, Job, NewJob, QueueCounts
+from ports.quota import UserQuota
+
+_COUNT_FOR_OWNER = "SELECT count(*) FROM jobs WHERE owner_id = ?"
+_LIST_JOBS = """
+    SELECT id, name, payload, attempts, max_attempts, available_at, created_at, key, owner_id,
+        claimed_by, lease_until, last_error, token, suspect
+    FROM jobs ORDER BY id LIMIT ?
+"""
+_LIST_FAILED = """
+    SELECT id, job_id, name, payload, error, attempts, max_attempts, created_at, failed_at, key,
+        owner_id
+    FROM failed_jobs ORDER BY id LIMIT ?
+"""
+_FAILED_TO_RETRY_ALL = "SELECT id, name, payload, max_attempts, key, owner_id FROM failed_jobs ORDER BY id"
+_FAILED_TO_RETRY_SOME = """
+    SELECT id, name, payload, max_attempts, key, owner_id FROM failed_jobs
+    WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id
+"""
+
+
+class SqliteFailedJobs(SqliteAccess, FailedJobs):
+    async def counts(self) -> QueueCounts:
+        def work(c: sqlite3.Connection) -> QueueCounts:
+            total, running = c.execute("SELECT count(*), count(claimed_by) FROM jobs").fetchone()
+            (failed,) = c.execute("SELECT count(*) FROM failed_jobs").fetchone()
+            return QueueCounts(waiting=total - running, running=running, failed=failed)
+
+        return await self._read(work)
+
+    async def list_jobs(self, limit: int = 100) -> list[Job]:
+        return await self._read(
+            lambda c: [codec.job_from_row(row) for row in c.execute(_LIST_JOBS, (limit,))]
+        )
+
+    async def list_failed(self, limit: int = 100) -> list[FailedJob]:
+        return await self._read(
+            lambda c: [codec.failed_from_row(row) for row in c.execute(_LIST_FAILED, (limit,))]
+        )
+
+    async def retry_failed(self, failed_ids: Sequence[int] | None, now: float) -> list[int]:
+        params: tuple[object, ...] = ()
+        if failed_ids is None:
+            select = _FAILED_TO_RETRY_ALL
+        else:
+            select, params = _FAILED_TO_RETRY_SOME, (codec.dump_json([int(i) for i in failed_ids]),)
+
+        def work(c: sqlite3.Connection) -> list[int]:
+            new_ids = []
+            for failed_id, name, payload, max_attempts, key, owner in c.execute(select, params).fetchall():
+                c.execute("DELETE FROM failed_jobs WHERE id = ?", (failed_id,))
+                job = NewJob(name, {}, max_attempts, now, key, owner)
+                new_ids.append(insert_job(c, job, payload, now))
+            return new_ids
+
+        return await self._write(work)
+
+    async def purge_failed(self) -> int:
+        return await self._write(lambda c: c.execute("DELETE FROM failed_jobs").rowcount)
+
+
+class SqliteUserQuota(SqliteAccess, UserQuota):
+    async def waiting_for_owner(self, owner_id: int) -> int:
+        count: int = await self._read(lambda c: c.execute(_COUNT_FOR_OWNER, (owner_id,)).fetchone()[0])
+        return count

@@ -1,0 +1,24 @@
+"""The install's secrets on SQLite: the first candidate stored under a name wins, for every process."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from adapters.sqlite.access import SqliteAccess
+from ports.secrets import InstallSecrets
+
+_KEEP_FIRST_CANDIDATE = """
+    INSERT INTO install_secrets (name, value, created_at)
+    VALUES (?, ?, (julianday('now') - 2440587.5) * 86400.0)
+    ON CONFLICT DO NOTHING
+"""
+_STORED_VALUE = "SELECT value FROM install_secrets WHERE name = ?"
+
+
+class SqliteInstallSecrets(SqliteAccess, InstallSecrets):
+    async def install_secret(self, name: str, candidate: bytes) -> bytes:
+        def work(c: sqlite3.Connection) -> bytes:
+            c.execute(_KEEP_FIRST_CANDIDATE, (name, candidate))
+            return bytes(c.execute(_STORED_VALUE, (name,)).fetchone()[0])
+
+        return await self._write(work)

@@ -1,0 +1,97 @@
+"""The workers' queue: durable rows claimed under fenced, renewed leases.
+
+The contract every store keeps (tests/contract/test_job_queue.py checks it against each store):
+
+Claims. `claim` is one atomic step: it takes the oldest claimable row (FIFO by id), spends one
+attempt *before* the work runs (write-ahead), holds the row for `worker_id` until
+`now + lease_seconds`, and gives the claim a fencing token the row never carried before. A row is
+claimable when nobody holds it, `available_at <= now` and its key is not paused. `worker_id` names
+one worker process; all its worker tasks share it.
+
+Fencing. Every finishing write (`complete`, `retry_later`, `release`, `dead_letter`,
+`update_payload`) names the claim's `Lease` and acts only while that claim still holds the row;
+otherwise it changes nothing and says so (False, or None). So a stale worker cannot touch a row
+another claim took over, and retrying a finishing write after an error is safe.
+
+Leases. `renew` is the heartbeat: it extends every given lease its worker still holds and returns
+the ones it lost. A lease past its end still holds (a slow heartbeat is late, not dead) until the
+row is taken over:
+
+Dead holders and crash attribution. A holder whose every lease has ended is gone: its process
+died or stalled. The next claim by any other worker first takes back all of that holder's rows
+at once. Each becomes claimable and *suspect*. When the holder held two or more rows, none of them
+can be blamed for the death and each gets its attempt back; a row it held alone keeps the spent
+attempt (it may be what killed the process), so a poison row still runs out of attempts. A worker
+never takes back its own rows: it may still be running them.
+
+Suspects run alone. `claim` hands a suspect only to a worker that holds nothing else, and hands
+nothing to a worker that holds a suspect. When the oldest claimable row is a suspect and the worker
+holds rows, it gets nothing: it drains first, so a suspect is never passed over. An attempt that
+ends normally (`retry_later`) clears the mark; `release` keeps it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Protocol
+
+from ports.jobs import FailedJob, Guard, Job, Lease, NewJob
+from ports.json import Payload
+
+
+class JobQueue(Protocol):
+    async def enqueue(self, job: NewJob, now: float, guard: Guard | None = None) -> int | None:
+        """Insert `job`; its id, or None when the guard refused (then nothing is written).
+        With a guard, the guard's mark and the job commit together or not at all."""
+        ...
+
+    async def claim(
+        self, worker_id: str, now: float, lease_seconds: float, paused_keys: Collection[str] = ()
+    ) -> Job | None:
+        """Take back dead holders' rows, then claim the oldest claimable row (see the contract)."""
+        ...
+
+    async def claim_exhausted(self, worker_id: str, now: float, lease_seconds: float) -> list[Job]:
+        """Claim every claimable row whose attempts are all spent, to bury them under a lease.
+        Write-ahead like `claim`, so each comes back with attempts past max_attempts."""
+        ...
+
+    async def recover(self, worker_id: str) -> int:
+        """Boot of a store only this process uses (an instance lock says so): every other holder
+        is dead, whatever its leases say; take back all their rows now. How many came back."""
+        ...
+
+    async def renew(
+        self, worker_id: str, leases: Sequence[Lease], now: float, lease_seconds: float
+    ) -> list[Lease]:
+        """Extend the given leases to `now + lease_seconds`; the ones no longer held (lost)."""
+        ...
+
+    async def complete(self, lease: Lease) -> bool:
+        """The work is fully done: delete the row. False when the lease no longer holds."""
+        ...
+
+    async def retry_later(self, lease: Lease, available_at: float, error: str) -> bool:
+        """Let the row go until `available_at`; the attempt stays spent, the suspect mark goes."""
+        ...
+
+    async def release(self, lease: Lease, available_at: float) -> bool:
+        """Let the row go and give the attempt back: the job did not get to fail (shutdown)."""
+        ...
+
+    async def update_payload(self, lease: Lease, payload: Payload) -> bool:
+        """Persist what an attempt learned (e.g. its log message) for the attempts after it."""
+        ...
+
+    async def dead_letter(self, lease: Lease, error: str, now: float) -> FailedJob | None:
+        """Move the row to the failed table, atomically; None when the lease no longer holds.
+        The failed row counts the attempts that ran: never more than max_attempts (the claim
+        that only buries an exhausted row ran nothing)."""
+        ...
+
+    async def next_wakeup(
+        self, worker_id: str, now: float, paused_keys: Collection[str] = ()
+    ) -> float | None:
+        """When a row may next become claimable for `worker_id`: the earliest `available_at` of a
+        free row, or the earliest lease end of another holder; None if nothing is queued."""
+        ...
