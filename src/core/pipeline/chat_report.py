@@ -5,9 +5,11 @@ the chat: the view's sender shows the latest state when Telegram's pacing allows
 stands travels in the job's payload, saved before every slow step and whenever the view learns a
 new message id: if the process dies, the next attempt appends to this same message.
 
-A stage of the work is one line that replaces the stage before it: `texts.stage_line` names the
-stages after the download (🎞 converting, 📦 compressing…), `progress` shows their percent. A
-new stage is a value of `ports.media.Stage` and its line in `texts`; nothing here changes.
+The stages before the upload replace each other (🧐 scraping, ⬇️ downloading, 🚀 uploading):
+only the current one is shown. Those that change the video (🎞 converting, 📦 compressing to
+fit) stay as lasting lines, so the settled log still says what was done; `progress` shows the
+percent of whichever runs. A new stage of that kind is a value of `ports.media.Stage` and its line
+in `texts.stage_line`; nothing here changes.
 """
 
 from __future__ import annotations
@@ -87,9 +89,12 @@ class ChatReport(Report):
 
     def progress(self, progress: Progress) -> None:
         if progress.stage is not self._stage:
-            self._stage = progress.stage  # converting or compressing began
+            # Converting or compressing began: a lasting line (the settled log still says what
+            # was done to the video), the download's stage is over, the percent goes below it.
+            self._stage = progress.stage
             if (line := texts.stage_line(progress, self._limit)) is not None:
-                self._view.stage(line)
+                self._view.line(line)
+                self._view.stage("")
         self._view.progress(texts.progress_line(progress))
 
     def output(self, line: str) -> None:
