@@ -14,6 +14,7 @@ Targets (issue 12): burst_vs_floor ≤ 1.5 with 0 429s; first message p95 ≤ 2 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
 import os
 import statistics
@@ -117,7 +118,9 @@ async def measure_floor(env: dict[str, str], site: VideoServer, root: Path) -> f
     warm server, made playable everywhere) and the prober; the first run starts the warm server
     and is not counted."""
     container = Container(settings=load_settings(env | {"VIDRELAY_DATA_DIR": str(root)}))
-    playable, prober = await container.playable.async_(), container.prober()
+    resolved = container.playable()  # a future when yt-dlp runs behind the guard's proxy (a Resource)
+    playable: Downloader = await resolved if inspect.isawaitable(resolved) else resolved
+    prober = container.prober()
     try:
         [warm] = clip_paths(site, f"{root.name}-warm", 1)
         await download_one(playable, prober, site.url(warm), root / "warm-up")
