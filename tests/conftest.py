@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.support.clock import VirtualClock
-from tests.support.postgres import pg_dsn, postgres_server
+from tests.support.postgres import _migrated_template, pg_dsn, pg_migrated_dsn, postgres_server
 
-__all__ = ["pg_dsn", "postgres_server"]
+__all__ = ["_migrated_template", "pg_dsn", "pg_migrated_dsn", "postgres_server"]
 
 
 @pytest.fixture

@@ -22,9 +22,14 @@ ORPHAN_GRACE_SECONDS = 3600
 _EXT = re.compile(r"[^a-z0-9]")
 
 
+PAGE_SCOPED_EXTRACTORS = frozenset({"generic", "html5"})
+"""Extractors whose ids are only named after the page's file ("index-1" for any site's index
+page): their key names the page itself, or two sites' videos would share one blob."""
+
+
 def blob_key(info: VideoInfo) -> str:
     extractor = info.extractor.strip().lower()
-    if not extractor or extractor == "generic" or not info.id:
+    if not extractor or extractor in PAGE_SCOPED_EXTRACTORS or not info.id:
         return f"generic:{info.webpage_url}:{info.format_id}"
     return f"{extractor}:{info.id}:{info.format_id}"
 

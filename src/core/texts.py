@@ -23,6 +23,8 @@ _BAR_CELLS = 10
 HELP = (
     "Send me a link to a video and I will send the video back, playable right here.\n\n"
     "• Works in private chats and in groups (add me to a group; I only post the videos).\n"
+    "• <code>/audio &lt;url&gt;</code> sends the sound only; <code>/video &lt;url&gt;</code> the video.\n"
+    "• <code>/settings</code>: the quality, the sound only by default, and in groups long videos.\n"
     "• <code>/verbose &lt;url&gt;</code> shows yt-dlp's full output while it works.\n"
     "• Inline: type <code>@{bot} &lt;url&gt;</code> in any chat."
 )
@@ -132,7 +134,11 @@ def queue_full(limit: int) -> str:
 
 
 def verbose_usage() -> str:
-    return "Usage: <code>/verbose &lt;url&gt;</code>"
+    return command_usage("verbose")
+
+
+def command_usage(command: str) -> str:
+    return f"Usage: <code>/{command} &lt;url&gt;</code>"
 
 
 def status(lines: Sequence[tuple[str, object]]) -> str:

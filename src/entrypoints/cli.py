@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from entrypoints.settings import SettingsError, load_settings
 
 EXIT_USAGE = 2
+ROLES = ("all", "ingest", "worker")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,6 +21,13 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     run = commands.add_parser("run", help="start the bot (long polling; --webhook for webhook mode)")
     run.add_argument("--webhook", action="store_true", help="receive updates by webhook (secret token)")
+    run.add_argument(
+        "--role",
+        choices=ROLES,
+        default="all",
+        help="all: Telegram and jobs in one process (default); ingest: Telegram updates into jobs; "
+        "worker: jobs only. ingest and worker split one deployment over VIDRELAY_STORE=postgres",
+    )
     commands.add_parser("demo", help="the whole pipeline offline: fake Bot API, local videos, real yt-dlp")
     commands.add_parser("config", help="print the effective settings (secrets masked)")
     commands.add_parser(

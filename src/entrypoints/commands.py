@@ -28,7 +28,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "run":
         from entrypoints.bot.main import run_bot
 
-        return run_bot(settings, webhook=args.webhook)
+        return run_bot(settings, webhook=args.webhook, role=args.role)
     if args.command == "demo":
         from entrypoints.demo.main import run_demo
 

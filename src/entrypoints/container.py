@@ -8,7 +8,6 @@ Stores open asynchronously and only the chosen one is ever opened: callers resol
 
 from __future__ import annotations
 
-import os
 import random
 import secrets
 import uuid
@@ -32,9 +31,12 @@ from adapters.telegram.flood import FloodControl
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
 from adapters.ytdlp.downloader import YtDlpDownloader
+from adapters.ytdlp.heights import YtDlpFormatChoice
 from adapters.ytdlp.locator import YtDlpLocator
 from adapters.ytdlp.updater import YtDlpUpdater
 from core.chat.log_views import LogViews
+from core.chat_settings.access import RememberedAccess
+from core.chat_settings.service import ChatSettingsService
 from core.jobs.breaker import CircuitBreakers
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import JobRegistry, JobType
@@ -57,9 +59,12 @@ from core.pipeline.url_guard import UrlGuard
 from core.status import StatusQuery
 from core.trust.buttons import SignedButtons
 from core.trust.keys import InstallKeys
+from core.trust.settings_access import SettingsAccess
 from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
+from entrypoints.node import node_name, worker_id
 from entrypoints.settings import Settings
+from ports.clock import Clock
 from ports.net import HostResolver
 from ports.store import Store
 
@@ -73,6 +78,17 @@ async def _memory_store() -> AsyncIterator[Store]:
 async def _sqlite_store(path: Path, synchronous: str) -> AsyncIterator[Store]:
     path.parent.mkdir(parents=True, exist_ok=True)
     store = await SqliteStore.open(path, synchronous=synchronous)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+async def _postgres_store(dsn: str, data_dir: Path, pool_size: int, clock: Clock) -> AsyncIterator[Store]:
+    # asyncpg comes with the `postgres` extra: only a deployment that chose it needs it.
+    from adapters.postgres import PostgresStore  # noqa: PLC0415
+
+    store = await PostgresStore.open(dsn, node=node_name(data_dir), pool_size=pool_size, clock=clock)
     try:
         yield store
     finally:
@@ -97,10 +113,6 @@ async def _bot(
         yield bot
     finally:
         await bot.session.close()
-
-
-def _worker_id() -> str:
-    return f"{os.uname().nodename}:{os.getpid()}"
 
 
 def _short_id() -> str:
@@ -128,6 +140,13 @@ class Container(containers.DeclarativeContainer):
             _sqlite_store,
             path=settings.provided.sqlite_path,
             synchronous=settings.provided.sqlite_synchronous,
+        ),
+        postgres=providers.Resource(
+            _postgres_store,
+            settings.provided.database_dsn,
+            settings.provided.data_dir,
+            settings.provided.database_pool_size,
+            clock,
         ),
     )
     blob_files = providers.Singleton(LocalBlobFiles, settings.provided.data_dir)
@@ -178,8 +197,9 @@ class Container(containers.DeclarativeContainer):
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     new_id = providers.Object(_short_id)
 
-    # The job engine. Both stores built here serve one process, so boot recovery of leases
-    # stays on (EngineConfig's default): every lease found at boot belongs to a dead process.
+    # The job engine. SQLite and memory serve one process, so boot recovery of leases stays on
+    # there: every lease found at boot belongs to a dead process. On PostgreSQL other workers
+    # are alive: their rows come back only through the dead-holder rule.
     registry = providers.Singleton(JobRegistry)
     bare_engine = providers.Singleton(
         Engine,
@@ -191,9 +211,10 @@ class Container(containers.DeclarativeContainer):
             concurrency=settings.provided.job_concurrency,
             max_attempts=settings.provided.max_attempts,
             retry=providers.Singleton(RetryPolicy, base_seconds=settings.provided.retry_base_seconds),
+            recover_leases_on_boot=settings.provided.single_process_store,
         ),
         random,
-        providers.Singleton(_worker_id),
+        providers.Singleton(worker_id),
         providers.Singleton(CircuitBreakers),
     )
 
@@ -229,6 +250,12 @@ class Container(containers.DeclarativeContainer):
         jobs=bare_engine,
         new_id=new_id,
         buttons=buttons,
+        audio=downloader,
+        formats=providers.Singleton(
+            YtDlpFormatChoice,
+            max_filesize_bytes=settings.provided.upload_limit_bytes,
+            max_download_bytes=settings.provided.download_cap_bytes,
+        ),
         thumbnails=providers.Singleton(Thumbnails, transcoder, blob_files),
         logs=log_views,
         turns=providers.Singleton(VideoTurns, pacing, clock),
@@ -283,6 +310,7 @@ class Container(containers.DeclarativeContainer):
         guard,
         store,
         clock,
+        store,
         log_views,
         store,
         max_queued_per_user=settings.provided.max_queued_per_user,
@@ -297,12 +325,22 @@ class Container(containers.DeclarativeContainer):
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)
+    chat_settings = providers.Singleton(
+        ChatSettingsService,
+        store,
+        messenger,
+        buttons,
+        providers.Singleton(RememberedAccess, providers.Singleton(SettingsAccess, messenger), clock),
+        clock,
+        default_ask_seconds=settings.provided.confirm_longer_than_seconds,
+    )
     dispatcher = providers.Singleton(
         build_dispatcher,
         intake=intake,
         confirmations=confirmations,
         inline=inline_requests,
         status=status,
+        chat_settings=chat_settings,
         queue_cap=settings.provided.max_queued_per_user,
         admin_user_ids=settings.provided.admin_user_ids,
     )

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from core.media.playable import MAX_FIT_PASSES
@@ -37,13 +37,16 @@ class Settings(BaseSettings):
         False, description="a local Bot API server: `file://` uploads, 2000 MB limit instead of 50 MB"
     )
     data_dir: Path = Field(Path("./data"), description="SQLite file, blobs, staging, yt-dlp installs")
-    store: Literal["sqlite", "memory"] = Field(
+    store: Literal["sqlite", "memory", "postgres"] = Field(
         "sqlite",
-        description="`sqlite` (one file in the data folder) or `memory` (nothing survives a restart); "
-        "`postgres` is refused until its adapter lands",
+        description="`sqlite` (one file in the data folder), `memory` (nothing survives a restart) or "
+        "`postgres` (one ingest and many workers sharing `VIDRELAY_DATABASE_URL`)",
     )
     database_url: SecretStr | None = Field(
-        None, description="Postgres DSN, for the `postgres` store once it lands (read by nothing yet)"
+        None, description="`postgresql://user:password@host:5432/db`, for `VIDRELAY_STORE=postgres`"
+    )
+    database_pool_size: int = Field(
+        4, ge=2, le=100, description="PostgreSQL connections per process, besides the listening one"
     )
     job_concurrency: int = Field(3, ge=1, le=64, description="jobs at once")
     ytdlp_concurrency: int = Field(3, ge=1, le=64, description="yt-dlp processes at once")
@@ -158,6 +161,21 @@ class Settings(BaseSettings):
             raise ValueError("must be an http(s) URL")
         return value.rstrip("/")
 
+    @model_validator(mode="after")
+    def _postgres_needs_its_url(self) -> Settings:
+        if self.store == "postgres" and self.database_url is None:
+            raise ValueError("VIDRELAY_DATABASE_URL is required with VIDRELAY_STORE=postgres")
+        return self
+
+    @property
+    def single_process_store(self) -> bool:
+        """Only one process ever uses the store (SQLite's instance lock, memory)."""
+        return self.store != "postgres"
+
+    @property
+    def database_dsn(self) -> str:
+        return "" if self.database_url is None else self.database_url.get_secret_value()
+
     @property
     def upload_limit_bytes(self) -> int:
         return 2000 * 1024 * 1024 if self.telegram_local_mode else 50 * 1024 * 1024
@@ -244,6 +262,8 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         return Settings.model_validate(relevant)
     except ValidationError as error:
         first = error.errors()[0]
+        if not first["loc"]:  # a rule across settings names its variables itself
+            raise SettingsError(str(first["msg"]).removeprefix("Value error, ")) from None
         variable = PREFIX + "_".join(str(part) for part in first["loc"][:1]).upper()
         raise SettingsError(f"invalid {variable}: {first['msg']}") from None
     except ValueError as error:

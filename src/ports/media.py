@@ -35,6 +35,8 @@ class VideoInfo:
     tbr: float | None = None
     playlist_title: str | None = None
     description: str | None = None
+    performer: str | None = None
+    """Who made it, for a music player: the artist, else the uploader or channel."""
     has_video: bool = True
     """False for a photo item of a carousel or an audio-only entry."""
 

@@ -50,9 +50,11 @@ def bot_environment(
 class BotProcess:
     """`vidrelay run` in its own process; its log goes to `log_path`."""
 
-    def __init__(self, env: Mapping[str, str], log_path: Path) -> None:
+    def __init__(self, env: Mapping[str, str], log_path: Path, *, role: str = "all") -> None:
         self._env = dict(env)
         self.log_path = log_path
+        self.role = role
+        """`vidrelay run --role ROLE`: all, ingest or worker."""
         self._process: asyncio.subprocess.Process | None = None
 
     @property
@@ -72,6 +74,8 @@ class BotProcess:
                 "-m",
                 "entrypoints.cli",
                 "run",
+                "--role",
+                self.role,
                 env=self._env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=log,

@@ -12,7 +12,7 @@ import contextlib
 import hashlib
 import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
@@ -67,17 +67,25 @@ async def ensure_clips(folder: Path, specs: Iterable[ClipSpec] = DEFAULT_CLIPS) 
 
 
 async def _ensure_clip(folder: Path, spec: ClipSpec) -> Path:
-    target = folder / spec.file_name
+    return await ensure_made(folder, spec.file_name, spec.ffmpeg_args, f"clip {spec.name}")
+
+
+async def ensure_made(
+    folder: Path, file_name: str, ffmpeg_args: Callable[[Path], list[str]], what: str
+) -> Path:
+    """`folder/file_name`, made by ffmpeg with `ffmpeg_args(output)` unless it is there already."""
+    target = folder / file_name
     if target.is_file():
         return target
     ffmpeg = shutil.which("ffmpeg")
     if ffmpeg is None:
-        raise RuntimeError("ffmpeg is not on PATH; the test clips are made with it")
-    # Written beside the target and renamed over it, so a reader never sees half a clip.
-    partial = folder / f".{spec.file_name}.{os.getpid()}.part"
+        raise RuntimeError("ffmpeg is not on PATH; the test media are made with it")
+    # Written beside the target and renamed over it, so a reader never sees half a file. The
+    # partial keeps the target's extension: ffmpeg picks the output format by it.
+    partial = folder / f".{os.getpid()}.part.{file_name}"
     proc = await asyncio.create_subprocess_exec(
         ffmpeg,
-        *spec.ffmpeg_args(partial),
+        *ffmpeg_args(partial),
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
     )
@@ -90,6 +98,6 @@ async def _ensure_clip(folder: Path, spec: ClipSpec) -> Path:
     if proc.returncode != 0:
         with contextlib.suppress(FileNotFoundError):
             partial.unlink()
-        raise RuntimeError(f"ffmpeg could not make clip {spec.name}: {err.decode(errors='replace')}")
+        raise RuntimeError(f"ffmpeg could not make {what}: {err.decode(errors='replace')}")
     partial.replace(target)
     return target

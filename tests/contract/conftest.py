@@ -16,14 +16,16 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from adapters.memory.store import MemoryStore
+from adapters.postgres import PostgresStore
 from adapters.sqlite import SqliteStore
 from ports.store import Store
 
 NOW = 1_700_000_000.0
-STORES = ["memory", "sqlite"]
+STORES = ["memory", "sqlite", "postgres"]
 
 FailInserts = Callable[[str], Awaitable[None]]
 """Make every later INSERT into the named table fail inside the store's own transaction."""
@@ -70,6 +72,37 @@ async def sqlite_kit(tmp_path: Path) -> AsyncIterator[StoreKit]:
         await from_another_connection("UPDATE video_info SET entries = ? WHERE url = ?", (raw, url))
 
     yield StoreKit("sqlite", store, fail_inserts_into, corrupt_info)
+    await store.close()
+
+
+@pytest.fixture
+async def postgres_kit(pg_migrated_dsn: str) -> AsyncIterator[StoreKit]:
+    pg_dsn = pg_migrated_dsn
+    store = await PostgresStore.open(pg_dsn, node="contract-node")
+
+    async def from_another_connection(sql: str, *parameters: object) -> None:
+        other = await asyncpg.connect(pg_dsn)
+        try:
+            await other.execute(sql, *parameters)
+        finally:
+            await other.close()
+
+    async def fail_inserts_into(table: str) -> None:
+        # A trigger in the database: the failure happens inside the store's own statement, after
+        # any guard row was written in it.
+        await from_another_connection(
+            "CREATE FUNCTION injected_failure() RETURNS trigger LANGUAGE plpgsql AS"
+            " $$ BEGIN RAISE EXCEPTION 'injected insert failure'; END $$"
+        )
+        await from_another_connection(
+            f"CREATE TRIGGER fail_insert_{table} BEFORE INSERT ON {table}"
+            " FOR EACH ROW EXECUTE FUNCTION injected_failure()"
+        )
+
+    async def corrupt_info(url: str, raw: str) -> None:
+        await from_another_connection("UPDATE video_info SET entries = $1 WHERE url = $2", raw, url)
+
+    yield StoreKit("postgres", store, fail_inserts_into, corrupt_info)
     await store.close()
 
 

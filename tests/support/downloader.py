@@ -1,4 +1,5 @@
-"""A hand-written Downloader for unit tests: scripted scrapes and downloads that write real files."""
+"""A hand-written Downloader for unit tests: scripted scrapes and downloads (videos and sounds)
+that write real files."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from returns.result import Failure, Result, Success
 
+from ports.audio import AudioDownloader
 from ports.clock import Clock
 from ports.media import Downloader, OutputSink, Progress, ProgressSink, ToolFailure, VideoInfo
 
@@ -40,13 +42,14 @@ def http_error(code: int, what: str = "webpage") -> ToolFailure:
 UNSUPPORTED = ToolFailure("ERROR: Unsupported URL: https://example.com/page\n", exit_code=1)
 
 
-class ScriptedDownloader(Downloader):
+class ScriptedDownloader(Downloader, AudioDownloader):
     def __init__(self) -> None:
         self.entries: dict[str, list[VideoInfo]] = {}
         self.scrape_failures: defaultdict[str, deque[ToolFailure]] = defaultdict(deque)
         self.download_failures: defaultdict[str, deque[ToolFailure]] = defaultdict(deque)
         self.scrapes: list[str] = []
         self.downloads: list[str] = []
+        self.audio_downloads: list[str] = []
         self.content: dict[str, bytes] = {}
         self.slow: dict[str, float] = {}
         """Video id → seconds its download takes on `clock`, reporting progress twice a second."""
@@ -95,6 +98,23 @@ class ScriptedDownloader(Downloader):
         for step in range(steps):
             on_progress(Progress(100 * step / steps, 1e6, (steps - step) / 2))
             await self.clock.sleep(0.5)
+
+    async def download_audio(
+        self,
+        info: VideoInfo,
+        staging: Path,
+        *,
+        timeout: float,
+        verbose: bool = False,
+        on_progress: ProgressSink | None = None,
+        on_output: OutputSink | None = None,
+    ) -> Result[Path, ToolFailure]:
+        self.audio_downloads.append(info.id)
+        if self.download_failures[info.id]:
+            return Failure(self.download_failures[info.id].popleft())
+        target = staging / f"{info.id}.m4a"
+        target.write_bytes(f"sound bytes of {info.id}".encode())
+        return Success(target)
 
     async def version(self) -> str | None:
         return "2099.01.01"

@@ -7,6 +7,8 @@ with the reason: they never skip, so a machine without PostgreSQL cannot pass th
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import itertools
 import os
 from collections.abc import AsyncIterator, Iterator
@@ -31,16 +33,52 @@ def postgres_server() -> Iterator[PostgresServer]:
 @pytest.fixture
 async def pg_dsn(postgres_server: PostgresServer) -> AsyncIterator[str]:
     """The DSN of an empty database of this test's own, dropped afterwards."""
+    async with _database(postgres_server, "template0") as dsn:
+        yield dsn
+
+
+@pytest.fixture(scope="session")
+def _migrated_template(postgres_server: PostgresServer) -> str:
+    """A database migrated once per run, copied for every test that wants the schema ready."""
+    from adapters.postgres.schema import migrate
+
+    name = f"migrated_{os.getpid()}"
+
+    async def build() -> None:
+        admin = await asyncpg.connect(postgres_server.dsn())
+        try:
+            await admin.execute(f'CREATE DATABASE "{name}"')
+        finally:
+            await admin.close()
+        connection = await asyncpg.connect(postgres_server.dsn(name))
+        try:
+            await migrate(connection)
+        finally:
+            await connection.close()
+
+    asyncio.run(build())  # a session fixture runs outside any test's event loop
+    return name
+
+
+@pytest.fixture
+async def pg_migrated_dsn(postgres_server: PostgresServer, _migrated_template: str) -> AsyncIterator[str]:
+    """The DSN of a database of this test's own with vidrelay's schema in place (a copy)."""
+    async with _database(postgres_server, _migrated_template) as dsn:
+        yield dsn
+
+
+@contextlib.asynccontextmanager
+async def _database(server: PostgresServer, template: str) -> AsyncIterator[str]:
     name = f"test_{os.getpid()}_{next(_databases)}"
-    admin = await asyncpg.connect(postgres_server.dsn())
+    admin = await asyncpg.connect(server.dsn())
     try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
+        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
     finally:
         await admin.close()
     try:
-        yield postgres_server.dsn(name)
+        yield server.dsn(name)
     finally:
-        admin = await asyncpg.connect(postgres_server.dsn())
+        admin = await asyncpg.connect(server.dsn())
         try:
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         finally:

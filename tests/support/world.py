@@ -92,6 +92,7 @@ class World:
         text: str | None = None,
         verbose: bool = False,
         chat_type: str | None = None,
+        audio: bool | None = None,
     ) -> int:
         """A user posts `url` (as a Telegram `url` entity); returns the user's message id."""
         body = text if text is not None else f"look {url}"
@@ -102,7 +103,7 @@ class World:
         message_id = next(self._message_ids)
         chat_type = chat_type or ("private" if chat_id > 0 else "supergroup")
         await self.intake.accept(
-            IncomingMessage(chat_id, chat_type, message_id, user_id, body, entities, verbose)
+            IncomingMessage(chat_id, chat_type, message_id, user_id, body, entities, verbose, audio=audio)
         )
         return message_id
 

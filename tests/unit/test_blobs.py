@@ -45,7 +45,9 @@ def test_blob_key_is_extractor_id_format() -> None:
     assert blob_key(info(extractor="Youtube ")) == "youtube:abc:18"
 
 
-@pytest.mark.parametrize("changes", [{"extractor": "generic"}, {"extractor": ""}, {"id": ""}])
+@pytest.mark.parametrize(
+    "changes", [{"extractor": "generic"}, {"extractor": "HTML5"}, {"extractor": ""}, {"id": ""}]
+)
 def test_blob_key_of_a_generic_or_anonymous_video_uses_the_webpage_url(changes: dict[str, str]) -> None:
     assert blob_key(info(**changes)) == "generic:https://www.youtube.com/watch?v=abc:18"
 

@@ -70,7 +70,15 @@ def _handlers(router: Router) -> Iterator[object]:
 def test_handlers_ask_only_for_what_the_dispatcher_provides(tmp_path: Path, clock: VirtualClock) -> None:
     dispatcher = container(tmp_path, clock, VIDRELAY_INLINE_CACHE_CHAT_ID="-100").dispatcher()
     provided = set(dispatcher.workflow_data)
-    assert provided == {"intake", "confirmations", "inline", "status", "queue_cap", "admin_user_ids"}
+    assert provided == {
+        "intake",
+        "confirmations",
+        "inline",
+        "status",
+        "chat_settings",
+        "queue_cap",
+        "admin_user_ids",
+    }
     asked: set[str] = set()
     [ours] = dispatcher.sub_routers  # the dispatcher's own update handler takes **kwargs
     for callback in _handlers(ours):

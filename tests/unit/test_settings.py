@@ -83,6 +83,39 @@ def test_help_lists_the_commands() -> None:
         assert command in result.stdout
 
 
+def test_the_postgres_store_needs_its_url() -> None:
+    with pytest.raises(
+        SettingsError, match=r"^VIDRELAY_DATABASE_URL is required with VIDRELAY_STORE=postgres$"
+    ):
+        load_settings({"VIDRELAY_STORE": "postgres"})
+
+    s = load_settings({"VIDRELAY_STORE": "postgres", "VIDRELAY_DATABASE_URL": "postgresql://u:pw@db/v"})
+    assert (s.database_dsn, s.database_pool_size, s.single_process_store) == (
+        "postgresql://u:pw@db/v",
+        4,
+        False,
+    )
+    assert "pw" not in s.masked()["VIDRELAY_DATABASE_URL"]
+
+
+def test_roles_split_only_a_postgres_deployment(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VIDRELAY_")}
+    env |= {"VIDRELAY_BOT_TOKEN": "123456:" + "A" * 35, "VIDRELAY_DATA_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [str(VIDRELAY), "run", "--role", "worker"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "vidrelay: --role worker splits a deployment over VIDRELAY_STORE=postgres;"
+        " the sqlite store serves one process: use --role all"
+    ]
+
+
 def test_the_download_cap_defaults_to_a_few_times_the_upload_limit() -> None:
     assert load_settings({}).download_cap_bytes == 4 * 50 * 1024 * 1024
     assert (

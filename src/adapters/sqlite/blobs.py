@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from adapters.sqlite import codec
+from adapters import rows as codec
 from adapters.sqlite.access import SqliteAccess
 from ports.blobs import BlobIndex, BlobRecord
 

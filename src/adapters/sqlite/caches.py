@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from adapters.sqlite import codec
+from adapters import rows as codec
 from adapters.sqlite.access import SqliteAccess
 from ports.caches import HandledUrls, InfoCache
 from ports.media import VideoInfo

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from adapters.sqlite import codec
+from adapters import rows as codec
 from adapters.sqlite.access import SqliteAccess
 from adapters.sqlite.jobs import insert_job
 from ports.failed_jobs import FailedJobs

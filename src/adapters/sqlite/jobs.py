@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection, Sequence
 
-from adapters.sqlite import codec
+from adapters import rows as codec
 from adapters.sqlite.access import SqliteAccess
 from ports.jobs import FailedJob, Guard, HandledUrlGuard, Job, Lease, NewJob, SingletonGuard
 from ports.json import Payload

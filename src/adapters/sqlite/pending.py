@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from adapters.sqlite import codec
+from adapters import rows as codec
 from adapters.sqlite.access import SqliteAccess
 from adapters.sqlite.jobs import insert_job
 from ports.jobs import NewJob

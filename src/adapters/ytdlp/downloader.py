@@ -43,6 +43,7 @@ from adapters.ytdlp.forkserver import ForkServers
 from adapters.ytdlp.locator import Locator, YtDlpLocator
 from adapters.ytdlp.oversize import Oversize, folder_bytes
 from adapters.ytdlp.progress import TEMPLATE, is_progress_line, parse_progress
+from ports.audio import AudioDownloader
 from ports.media import Downloader, OutputSink, ProgressSink, ToolFailure, VideoInfo
 from ports.net import EgressProxy
 
@@ -57,17 +58,20 @@ STAGING_POLL_SECONDS = 0.2
 """How often the staging folder is measured while a capped download runs (progress lines from
 yt-dlp check the cap in between)."""
 
-_COMMON = (
-    "--ignore-config",
-    "--no-exec",
-    "--no-mtime",
-    "--color",
-    "never",
-    *("-t", "mp4"),
+_BASE = ("--ignore-config", "--no-exec", "--no-mtime", "--color", "never")
+_COMMON = (*_BASE, *("-t", "mp4"))
+_SOUND = (
+    *_BASE,
+    # An M4A when the site has one; else any sound; else the whole video, and ffmpeg takes the
+    # sound out. Among equals the smallest picture: only its sound is kept.
+    *("-f", "ba[ext=m4a]/ba/b", "-S", "abr,+res"),
+    *("-x", "--audio-format", "m4a", "--embed-metadata"),
+    # The site's picture becomes the file's cover (the thumbnail is taken from it at upload).
+    *("--embed-thumbnail", "--convert-thumbnails", "jpg"),
 )
 
 
-class YtDlpDownloader(Downloader):
+class YtDlpDownloader(Downloader, AudioDownloader):
     def __init__(
         self,
         *,
@@ -153,6 +157,34 @@ class YtDlpDownloader(Downloader):
         on_progress: ProgressSink | None = None,
         on_output: OutputSink | None = None,
     ) -> Result[Path, ToolFailure]:
+        fmt = ("-f", info.format_id) if SAFE_FORMAT_ID.fullmatch(info.format_id) else ()
+        return await self._download(
+            info, staging, (*_COMMON, *fmt), timeout, verbose, _sink(on_output), on_progress
+        )
+
+    async def download_audio(
+        self,
+        info: VideoInfo,
+        staging: Path,
+        *,
+        timeout: float,
+        verbose: bool = False,
+        on_progress: ProgressSink | None = None,
+        on_output: OutputSink | None = None,
+    ) -> Result[Path, ToolFailure]:
+        return await self._download(info, staging, _SOUND, timeout, verbose, _sink(on_output), on_progress)
+
+    async def _download(
+        self,
+        info: VideoInfo,
+        staging: Path,
+        choice: tuple[str, ...],
+        timeout: float,
+        verbose: bool,
+        output: OutputSink,
+        on_progress: ProgressSink | None,
+    ) -> Result[Path, ToolFailure]:
+        """`info` downloaded as `choice` (the preset and format options) says, into `staging`."""
         for url in (info.url, info.webpage_url):
             if (refusal := _refuse_url(url)) is not None:
                 return Failure(refusal)
@@ -161,19 +193,16 @@ class YtDlpDownloader(Downloader):
             await asyncio.to_thread(info_file.write_text, info.info_json, "utf-8")
         except OSError as e:
             return Failure(ToolFailure(f"ERROR: could not write the info file: {e}\n", exit_code=None))
-        fmt = ("-f", info.format_id) if SAFE_FORMAT_ID.fullmatch(info.format_id) else ()
         cap = ("--max-filesize", str(self._cap)) if self._cap is not None else ()
         args = (
-            *_COMMON,
+            *choice,
             *_verbosity(verbose),
-            *fmt,
             *cap,
             *("--load-info-json", str(info_file)),
             *("--paths", f"home:{staging}", "--paths", f"temp:{staging}"),
             *("-o", "%(id).64B.%(ext)s", "--restrict-filenames"),
             *("--newline", "--progress-template", TEMPLATE),
         )
-        output = _sink(on_output)
         oversize = Oversize(self._cap)
 
         def stdout_line(line: str) -> None:

@@ -54,9 +54,14 @@ def parse_entries(
 
 
 def to_video_info(
-    url: str, entry: Entry, raw_json: str, max_filesize: int, max_download_bytes: int | None = None
+    url: str,
+    entry: Entry,
+    raw_json: str,
+    max_filesize: int,
+    max_download_bytes: int | None = None,
+    max_height: int | None = None,
 ) -> VideoInfo:
-    choice = choose_format(entry, max_filesize, max_download_bytes)
+    choice = choose_format(entry, max_filesize, max_download_bytes, max_height)
     video = next((p for p in choice.parts if _has_video_stream(p)), choice.parts[0])
     audio = next((p for p in choice.parts if _text(p, "acodec") not in (None, "none")), choice.parts[0])
     has_video = _has_video_stream(video) and _text(entry, "ext") not in _IMAGE_EXTS
@@ -80,14 +85,22 @@ def to_video_info(
         tbr=sum(t for p in choice.parts if (t := _number(p, "tbr")) is not None) or None,
         playlist_title=_text(entry, "playlist_title") or _text(entry, "playlist"),
         description=_text(entry, "description"),
+        performer=_performer(entry),
         has_video=has_video,
     )
 
 
-def choose_format(entry: Entry, max_filesize: int, max_download_bytes: int | None = None) -> _Choice:
+def choose_format(
+    entry: Entry, max_filesize: int, max_download_bytes: int | None = None, max_height: int | None = None
+) -> _Choice:
     duration = _duration(entry)
     parts = _requested_parts(entry)
     picked = _Choice(_text(entry, "format_id") or "", _picked_size(entry, parts, duration), parts)
+    if max_height is not None and (_choice_height(picked) or 0) > max_height:
+        return (
+            _within_height(_ranked_choices(entry, duration), max_filesize, max_download_bytes, max_height)
+            or picked
+        )
     if picked.size is None or picked.size <= max_filesize:
         return picked
     ranked = _ranked_choices(entry, duration)
@@ -111,6 +124,21 @@ def _compress_source(ranked: list[_Choice], max_download_bytes: int | None) -> _
 
 def _choice_height(choice: _Choice) -> int | None:
     return next((h for p in choice.parts if (h := _int(p, "height")) is not None), None)
+
+
+def _within_height(
+    ranked: list[_Choice], max_filesize: int, max_download_bytes: int | None, max_height: int
+) -> _Choice | None:
+    """The best choice at most `max_height` tall that may fit (its size known to fit, or unknown
+    like yt-dlp's own pick); when none fits, the one to compress as `_compress_source` picks it.
+    A site with nothing that small offers its lowest picture instead."""
+    low = [c for c in ranked if (_choice_height(c) or 0) <= max_height]
+    if not low and ranked:
+        low = [min(ranked, key=lambda c: _choice_height(c) or 0)]
+    fitting = [c for c in low if c.size is None or c.size <= max_filesize]
+    if fitting:
+        return fitting[0]
+    return _compress_source(low, max_download_bytes) or (low[0] if low else None)
 
 
 def _requested_parts(entry: Entry) -> tuple[Entry, ...]:
@@ -145,6 +173,16 @@ def _ranked_choices(entry: Entry, duration: float | None) -> list[_Choice]:
             scored.append(((i, j), _Choice(ids, total, (f, a))))
     scored.sort(key=lambda pair: pair[0], reverse=True)
     return [choice for _, choice in scored if SAFE_FORMAT_ID.fullmatch(choice.format_id)]
+
+
+def _performer(entry: Entry) -> str | None:
+    artists = entry.get("artists")
+    if isinstance(artists, list) and artists and all(isinstance(a, str) for a in artists):
+        return ", ".join(artists)
+    return next((t for key in _PERFORMER_KEYS if (t := _text(entry, key))), None)
+
+
+_PERFORMER_KEYS = ("artist", "creator", "uploader", "channel")
 
 
 def _usable(f: Entry) -> bool:

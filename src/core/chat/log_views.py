@@ -62,6 +62,12 @@ class LogViews:
         view.quiet_until = self._clock.now() + EDIT_INTERVAL_SECONDS
         return view
 
+    @property
+    def sending(self) -> bool:
+        """Some chat's log has text on its way (a sender task is live): a job's last words may
+        reach its chat after the job's row is gone."""
+        return bool(self._senders)
+
     async def drain(self, timeout: float) -> None:
         """Shutdown: let what is on its way reach the chats, for at most `timeout` seconds."""
         tasks = list(self._senders.values())

@@ -13,7 +13,7 @@ import logging
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from returns.result import Failure, Result, Success
 
@@ -25,7 +25,6 @@ from ports.blobs import BlobFiles, BlobIndex, BlobRecord
 from ports.clock import Clock
 from ports.errors import BlobFilesError
 from ports.media import (
-    Downloader,
     MediaProbe,
     MediaProber,
     OutputSink,
@@ -56,6 +55,21 @@ class _Sinks:
     def hear_output(self, line: str) -> None:
         if self.output is not None:
             self.output(line)
+
+
+class Fetcher(Protocol):
+    """What a fetch downloads with: the Downloader port, or the sound alone (core.media.sound)."""
+
+    async def download(
+        self,
+        info: VideoInfo,
+        staging: Path,
+        *,
+        timeout: float,
+        verbose: bool = False,
+        on_progress: ProgressSink | None = None,
+        on_output: OutputSink | None = None,
+    ) -> Result[Path, ToolFailure]: ...
 
 
 class BlobService:
@@ -94,7 +108,7 @@ class BlobService:
     async def fetch(
         self,
         info: VideoInfo,
-        downloader: Downloader,
+        downloader: Fetcher,
         *,
         timeout: float,
         verbose: bool = False,
@@ -114,7 +128,7 @@ class BlobService:
         self,
         key: str,
         info: VideoInfo,
-        downloader: Downloader,
+        downloader: Fetcher,
         timeout: float,
         verbose: bool,
         listeners: Listeners[_Sinks],

@@ -1,4 +1,4 @@
-"""Where `download_video` sends its video: a reply to the user's message, in the user's chat."""
+"""Where `download_video` sends its video or its sound: a reply to the user's message, in their chat."""
 
 from __future__ import annotations
 
@@ -6,17 +6,29 @@ from returns.result import Success
 
 from core import texts
 from core.jobs.registry import JobOutcome
-from core.pipeline.delivery import Destination
+from core.pipeline.audio_delivery import AudioDestination
+from core.pipeline.delivery import Destination, Outgoing
 from core.pipeline.parking import Parking, needs_confirmation
 from core.pipeline.replies import Replies
 from core.pipeline.request import DownloadRequest
 from core.pipeline.turns import VideoTurns
 from core.trust.migrations import may_migrate
 from ports.blobs import BlobRecord
-from ports.messenger import Messenger, MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
+from ports.messenger import (
+    AudioFile,
+    AudioMeta,
+    Messenger,
+    MessengerError,
+    SentAudio,
+    SentVideo,
+    StoredAudio,
+    StoredVideo,
+    VideoFile,
+    VideoMeta,
+)
 
 
-class ChatDestination(Destination):
+class ChatDestination(Destination, AudioDestination):
     def __init__(
         self,
         request: DownloadRequest,
@@ -34,7 +46,11 @@ class ChatDestination(Destination):
         self._confirm_longer_than = confirm_longer_than_seconds
 
     async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
-        if not needs_confirmation(self._request, duration, self._confirm_longer_than):
+        request = self._request
+        if not request.ask_long:
+            return None  # the group chose to have long videos sent without asking
+        longer_than = request.ask_longer_than or self._confirm_longer_than
+        if not needs_confirmation(request, duration, longer_than):
             return None
         return await self._parking.ask_first(self._request, duration or 0.0, pinned_key)
 
@@ -43,7 +59,7 @@ class ChatDestination(Destination):
         await self._replies.say(self._request, texts.too_large(size))
         return Success(None)
 
-    def not_before(self, video: VideoFile | StoredVideo) -> float | None:
+    def not_before(self, outgoing: Outgoing) -> float | None:
         return self._turns.not_before(self._request.chat_id)
 
     async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo:
@@ -51,12 +67,26 @@ class ChatDestination(Destination):
         try:
             return await self._messenger.send_video(request.chat_id, video, meta, reply_to=request.message_id)
         except MessengerError as error:
-            moved_to = error.migrate_to_chat_id
-            if moved_to is None or not may_migrate(request.chat_type, request.chat_id, moved_to):
-                raise
-            # The group became a supergroup while the job waited: same people, new chat id.
-            request.chat_id, request.chat_type = moved_to, "supergroup"
+            self._follow_migration(error)
             return await self.send(video, meta)
+
+    async def send_audio(self, audio: AudioFile | StoredAudio, meta: AudioMeta) -> SentAudio:
+        request = self._request
+        try:
+            return await self._messenger.send_audio(request.chat_id, audio, meta, reply_to=request.message_id)
+        except MessengerError as error:
+            self._follow_migration(error)
+            return await self.send_audio(audio, meta)
+
+    def _follow_migration(self, error: MessengerError) -> None:
+        """Re-raises `error` unless the group became a supergroup while the job waited (and its
+        recorded chat could migrate there, see core.trust.migrations): then the same people are at
+        a new chat id, and the call is made again there."""
+        request = self._request
+        moved_to = error.migrate_to_chat_id
+        if moved_to is None or not may_migrate(request.chat_type, request.chat_id, moved_to):
+            raise error
+        request.chat_id, request.chat_type = moved_to, "supergroup"
 
     async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
         return Success(None)

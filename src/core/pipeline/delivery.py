@@ -20,19 +20,37 @@ from returns.result import Failure, Result, Success
 
 from core.blobs import blob_key
 from core.jobs.registry import Deferred, JobFailure, JobOutcome
+from core.media.blob_service import BlobService, Fetcher
 from core.media.fit import SizeLimits, SizeVerdict, verdict_before_download
 from core.pipeline.failures import api_failure, no_video, refused, tool_failure, vanished
 from core.pipeline.report import Report
 from core.pipeline.services import PipelineConfig, Services
 from core.telegram_errors import ApiVerdict, classify_telegram, is_wrong_file_id
 from ports.blobs import BlobRecord
+from ports.clock import Clock
 from ports.media import OutputSink, ToolFailure, VideoInfo
-from ports.messenger import MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
+from ports.messenger import (
+    AudioFile,
+    MessengerError,
+    SentVideo,
+    StoredAudio,
+    StoredVideo,
+    VideoFile,
+    VideoMeta,
+)
 
 Sent = Result[SentVideo | None, MessengerError]
+Outgoing = VideoFile | StoredVideo | AudioFile | StoredAudio
 
 
-class Destination(Protocol):
+class Paced(Protocol):
+    def not_before(self, outgoing: Outgoing) -> float | None:
+        """When to come back if sending `outgoing` would wait for its chat's turn longer than a
+        worker should (Telegram's pacing, see `turns`); None: it may go now."""
+        ...
+
+
+class Destination(Paced, Protocol):
     """Where the video goes."""
 
     async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
@@ -41,11 +59,6 @@ class Destination(Protocol):
         ...
 
     async def too_large(self, size: int) -> JobOutcome: ...
-
-    def not_before(self, video: VideoFile | StoredVideo) -> float | None:
-        """When to come back if sending `video` would wait for its chat's turn longer than a
-        worker should (Telegram's pacing, see `turns`); None: it may go now."""
-        ...
 
     async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
         """Raises MessengerError. None: nothing needed sending, the stored file_id is all it takes."""
@@ -88,7 +101,7 @@ class Delivery:
             timeout=self._timeout,
             bypass_cache=report.verbose,
             verbose=report.verbose,
-            on_output=_output_of(report),
+            on_output=output_of(report),
         )
 
     async def deliver(self, info: VideoInfo, to: Destination, report: Report) -> JobOutcome:
@@ -113,30 +126,17 @@ class Delivery:
             await report.ending()
             return await to.too_large(info.filesize or 0)
         await report.downloading()
-        fetched = await self._s.blobs.fetch(
-            info,
-            self._s.downloader,
-            timeout=self._timeout,
-            verbose=report.verbose,
-            on_progress=report.progress,
-            on_output=_output_of(report),
-        )
-        if isinstance(fetched, Failure):
-            failure = fetched.failure()
-            if failure.too_large_bytes is not None:
-                await report.ending()
-                return await to.too_large(failure.too_large_bytes)
-            return Failure(tool_failure(failure))
-        return await self._upload(info, fetched.unwrap(), to, report)
+        fetched = await fetch_bytes(self._s.blobs, info, self._s.downloader, self._timeout, report, to)
+        if not isinstance(fetched, BlobRecord):
+            return fetched
+        return await self._upload(info, fetched, to, report)
 
     async def _upload(
         self, info: VideoInfo, record: BlobRecord, to: Destination, report: Report
     ) -> JobOutcome:
         size = record.size or 0
-        if size > self._limit:
-            await self._s.blobs.release(record.key)
-            await report.ending()
-            return await to.too_large(size)
+        if (refused := await refuse_oversize(self._s.blobs, record, self._limit, report, to)) is not None:
+            return refused
         if info.duration is None and (held := await to.hold(record.duration, record.key)) is not None:
             return held  # the probe measured a duration the scrape did not know
         path = self._s.blobs.path_of(record)
@@ -158,23 +158,90 @@ class Delivery:
     async def _after_send(
         self, to: Destination, record: BlobRecord, sent: Sent, stored_file_id: str | None, report: Report
     ) -> JobOutcome:
-        if isinstance(sent, Failure):
-            return self._not_sent(sent.failure())
-        report.sent(record.size)
-        video = sent.unwrap()
-        if video is not None:
-            await self._s.blobs.record_sent(record.key, video.file_id, video.file_unique_id)
-        file_id = video.file_id if video is not None else stored_file_id
-        if file_id is None:
-            raise TypeError("Destination.send must return the sent video for an upload")
-        await self._s.blobs.release(record.key)
-        return await to.delivered(file_id, record)
+        return await after_send(self._s.blobs, self._s.clock, to, record, sent, stored_file_id, report)
 
-    def _not_sent(self, error: MessengerError) -> JobOutcome:
-        """Telegram's "retry after" is nobody's fault: the job waits in the queue, its attempt kept."""
-        if classify_telegram(error) is ApiVerdict.RETRY_AFTER:
-            return Success(Deferred(self._s.clock.now() + (error.retry_after or 1.0)))
-        return Failure(api_failure(error))
+
+class TooLarge(Protocol):
+    async def too_large(self, size: int) -> JobOutcome: ...
+
+
+async def fetch_bytes(
+    blobs: BlobService, info: VideoInfo, fetcher: Fetcher, timeout: float, report: Report, to: TooLarge
+) -> BlobRecord | JobOutcome:
+    """The bytes of `info` on disk (one shared download), or the job's outcome when they cannot
+    be had: too large (over the download cap), or a failed run."""
+    fetched = await blobs.fetch(
+        info,
+        fetcher,
+        timeout=timeout,
+        verbose=report.verbose,
+        on_progress=report.progress,
+        on_output=output_of(report),
+    )
+    if not isinstance(fetched, Failure):
+        return fetched.unwrap()
+    failure = fetched.failure()
+    if failure.too_large_bytes is not None:
+        await report.ending()
+        return await to.too_large(failure.too_large_bytes)
+    return Failure(tool_failure(failure))
+
+
+async def refuse_oversize(
+    blobs: BlobService, record: BlobRecord, limit: int, report: Report, to: TooLarge
+) -> JobOutcome | None:
+    """The bytes are over the upload limit after all: they go, and `to` says so."""
+    size = record.size or 0
+    if size <= limit:
+        return None
+    await blobs.release(record.key)
+    await report.ending()
+    return await to.too_large(size)
+
+
+class SentFile(Protocol):
+    """What Telegram answers an upload with (a video's, or an audio's)."""
+
+    @property
+    def file_id(self) -> str: ...
+
+    @property
+    def file_unique_id(self) -> str: ...
+
+
+class Delivered(Protocol):
+    async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome: ...
+
+
+async def after_send(
+    blobs: BlobService,
+    clock: Clock,
+    to: Delivered,
+    record: BlobRecord,
+    sent: Result[SentFile | None, MessengerError],
+    stored_file_id: str | None,
+    report: Report,
+) -> JobOutcome:
+    """Record the file_id of what was uploaded, release the bytes, and let `to` end the job; a
+    refused send is the job's failure. `stored_file_id`: what a send by file_id went out as."""
+    if isinstance(sent, Failure):
+        return not_sent(sent.failure(), clock)
+    report.sent(record.size)
+    uploaded = sent.unwrap()
+    if uploaded is not None:
+        await blobs.record_sent(record.key, uploaded.file_id, uploaded.file_unique_id)
+    file_id = uploaded.file_id if uploaded is not None else stored_file_id
+    if file_id is None:
+        raise TypeError("a destination must return the sent file for an upload")
+    await blobs.release(record.key)
+    return await to.delivered(file_id, record)
+
+
+def not_sent(error: MessengerError, clock: Clock) -> JobOutcome:
+    """Telegram's "retry after" is nobody's fault: the job waits in the queue, its attempt kept."""
+    if classify_telegram(error) is ApiVerdict.RETRY_AFTER:
+        return Success(Deferred(clock.now() + (error.retry_after or 1.0)))
+    return Failure(api_failure(error))
 
 
 def video_meta(
@@ -206,5 +273,5 @@ async def _send(
         return Failure(error)
 
 
-def _output_of(report: Report) -> OutputSink | None:
+def output_of(report: Report) -> OutputSink | None:
     return report.output if report.verbose else None

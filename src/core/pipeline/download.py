@@ -12,6 +12,7 @@ from __future__ import annotations
 from returns.result import Failure
 
 from core.jobs.registry import DeadJob, JobContext, JobOutcome, RetryNotice
+from core.pipeline.audio_delivery import AudioDelivery
 from core.pipeline.chat_destination import ChatDestination
 from core.pipeline.chat_report import ChatReport
 from core.pipeline.delivery import Delivery
@@ -29,6 +30,7 @@ class DownloadVideo:
         self._s = services
         self._config = config
         self._delivery = Delivery(services, config)
+        self._audio = AudioDelivery(services, config)
         self._replies = Replies(services.messenger, services.handled)
         self._parking = Parking(
             services.pending,
@@ -72,7 +74,13 @@ class DownloadVideo:
             self._s.turns,
             self._config.confirm_longer_than_seconds,
         )
-        return await self._delivery.deliver(entries[index], destination, report)
+        if request.audio:
+            return await self._audio.deliver(entries[index], destination, report)
+        info = entries[index]
+        if request.max_height is not None:
+            # The chat's quality picks the format, and with it the blob key: no chat gets another's file.
+            info = self._s.formats.within_height(info, request.max_height)
+        return await self._delivery.deliver(info, destination, report)
 
     async def on_retry(self, notice: RetryNotice) -> None:
         await self._retries.on_retry(notice)

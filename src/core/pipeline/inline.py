@@ -1,17 +1,22 @@
-"""`download_inline`: the video for an inline placeholder the user picked.
+"""`download_inline`: the video (or the sound) for an inline placeholder the user picked.
 
-The path is the shared `Delivery`, told nothing on the way; what is this job's own is where the
-video goes: uploaded to the cache chat for a file_id (unless Telegram has it already), which
-then replaces the placeholder's media in place, with the variant the user chose.
+The path is the shared `Delivery` (`AudioDelivery` for "🎵 Audio only"), told nothing on the way;
+what is this job's own is where the file goes: uploaded to the cache chat for a file_id (unless
+Telegram has it already), which then replaces the placeholder's content in place, with the
+variant the user chose. A job that fails for good turns the placeholder into a 💥 line with the
+reason: it is never left saying ⏳.
 """
 
 from __future__ import annotations
 
+import logging
+
 from returns.result import Failure, Success
 
 from core import texts
-from core.jobs.registry import JobContext, JobOutcome
-from core.pipeline.delivery import Delivery, Destination, video_meta
+from core.jobs.registry import DeadJob, JobContext, JobOutcome
+from core.pipeline.audio_delivery import AudioDelivery, AudioDestination, audio_meta
+from core.pipeline.delivery import Delivery, Destination, Outgoing, video_meta
 from core.pipeline.failures import api_failure, bad_payload, too_large
 from core.pipeline.report import Quiet
 from core.pipeline.request import InlineRequest
@@ -20,17 +25,26 @@ from core.pipeline.turns import VideoTurns
 from ports.blobs import BlobRecord
 from ports.media import VideoInfo
 from ports.messenger import (
+    AudioFile,
+    AudioMeta,
     Button,
     Keyboard,
     Messenger,
     MessengerError,
+    SentAudio,
     SentVideo,
+    StoredAudio,
     StoredVideo,
     VideoFile,
     VideoMeta,
 )
 
+log = logging.getLogger("vidrelay.inline")
+
 VARIANTS = ("full", "no_caption", "no_source")
+"""The video with caption and source button, without caption, without source."""
+AUDIO_VARIANT = "audio"
+OFFERED = (*VARIANTS, AUDIO_VARIANT)
 
 
 def variant_caption(info: VideoInfo, variant: str) -> str | None:
@@ -38,15 +52,23 @@ def variant_caption(info: VideoInfo, variant: str) -> str | None:
 
 
 def variant_keyboard(url: str, variant: str) -> Keyboard | None:
+    """The audio comes with its source, like the full video."""
     return None if variant == "no_source" else [[Button("🔗 Source", url=url)]]
 
 
 class DownloadInline:
-    def __init__(self, services: Services, cache_chat_id: int, upload_limit: int, timeout: float) -> None:
+    def __init__(
+        self,
+        services: Services,
+        cache_chat_id: int,
+        upload_limit: int,
+        timeout: float,
+    ) -> None:
         self._s = services
         self._cache_chat_id = cache_chat_id
         config = PipelineConfig(upload_limit_bytes=upload_limit, ytdlp_timeout_seconds=timeout)
         self._delivery = Delivery(services, config)
+        self._audio = AudioDelivery(services, config)
 
     async def run(self, context: JobContext) -> JobOutcome:
         try:
@@ -57,8 +79,25 @@ class DownloadInline:
         if isinstance(videos, Failure):
             return videos
         info = videos.unwrap()[0]
+        if request.variant == AUDIO_VARIANT:
+            sound = _SoundPlaceholder(request, info, self._s.messenger, self._cache_chat_id, self._s.turns)
+            return await self._audio.deliver(info, sound, Quiet())
         placeholder = _Placeholder(request, info, self._s.messenger, self._cache_chat_id, self._s.turns)
         return await self._delivery.deliver(info, placeholder, Quiet())
+
+    async def on_dead(self, dead: DeadJob) -> None:
+        try:
+            request = InlineRequest.from_payload(dead.job.payload)
+        except ValueError:
+            return
+        try:
+            await self._s.messenger.edit_inline_text(
+                request.inline_message_id,
+                texts.failed(dead.reason).lstrip("\n"),
+                keyboard=variant_keyboard(request.url, request.variant),
+            )
+        except MessengerError as error:
+            log.warning("could not tell an inline placeholder it failed: %s", error.description)
 
 
 class _Placeholder(Destination):
@@ -82,9 +121,10 @@ class _Placeholder(Destination):
     async def too_large(self, size: int) -> JobOutcome:
         return Failure(too_large(size))
 
-    def not_before(self, video: VideoFile | StoredVideo) -> float | None:
+    def not_before(self, outgoing: Outgoing) -> float | None:
         # Only an upload is a message (to the cache chat); the swap by file_id is an inline edit.
-        return None if isinstance(video, StoredVideo) else self._turns.not_before(self._cache_chat_id)
+        stored = isinstance(outgoing, StoredVideo | StoredAudio)
+        return None if stored else self._turns.not_before(self._cache_chat_id)
 
     async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
         if isinstance(video, StoredVideo):
@@ -99,6 +139,28 @@ class _Placeholder(Destination):
                 request.inline_message_id,
                 file_id,
                 meta,
+                keyboard=variant_keyboard(request.url, request.variant),
+            )
+        except MessengerError as error:
+            return Failure(api_failure(error))
+        return Success(None)
+
+
+class _SoundPlaceholder(_Placeholder, AudioDestination):
+    """The "🎵 Audio only" placeholder: the sound goes up to the cache chat and is swapped in."""
+
+    async def send_audio(self, audio: AudioFile | StoredAudio, meta: AudioMeta) -> SentAudio | None:
+        if isinstance(audio, StoredAudio):
+            return None  # the swap needs only the file_id
+        return await self._messenger.send_audio(self._cache_chat_id, audio, meta)
+
+    async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
+        request = self._request
+        try:
+            await self._messenger.edit_inline_audio(
+                request.inline_message_id,
+                file_id,
+                audio_meta(record, self._info),
                 keyboard=variant_keyboard(request.url, request.variant),
             )
         except MessengerError as error:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlsplit
 
-from core.pipeline.inline import VARIANTS
+from core.pipeline.inline import OFFERED
 from core.pipeline.inline_lookup import CachedVideo, InlineLookup
 from core.pipeline.job_names import DOWNLOAD_INLINE
 from core.pipeline.request import InlineRequest
@@ -23,7 +23,7 @@ log = logging.getLogger("vidrelay.inline")
 
 PURPOSE = "inline_result"
 CACHED_PREFIX = "cached_"
-"""Labels of results that already are the video: choosing one leaves nothing to fetch."""
+"""Labels of results that already are the video or the sound: choosing one leaves nothing to fetch."""
 
 
 def url_in(query: str) -> str | None:
@@ -61,6 +61,9 @@ class InlineRequests:
     async def cached(self, url: str) -> CachedVideo | None:
         return await self._lookup.cached(url)
 
+    async def cached_audio(self, url: str) -> CachedVideo | None:
+        return await self._lookup.cached_audio(url)
+
     async def result_id(self, user_id: int, url: str, variant: str, *, cached: bool) -> str:
         """The id of the result offering `variant` of `url` to `user_id` now."""
         label = f"{CACHED_PREFIX}{variant}" if cached else variant
@@ -76,8 +79,8 @@ class InlineRequests:
         if offer is None:
             log.info("ignored a chosen inline result the bot did not offer", extra={"user_id": user_id})
             return False
-        if offer.label not in VARIANTS:
-            return False  # a cached video: it is already the message
+        if offer.label not in OFFERED:
+            return False  # a cached video or sound: it is already the message
         request = InlineRequest(url, inline_message_id, user_id, offer.label)
         await self._jobs.submit(DOWNLOAD_INLINE, request.to_payload(), owner_id=user_id)
         return True

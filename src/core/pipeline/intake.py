@@ -23,6 +23,7 @@ from core.pipeline.services import JobSubmitter
 from core.pipeline.url_guard import UrlGuard
 from core.urls import Entity, extract_urls, site_key
 from ports.caches import HandledUrls
+from ports.chat_settings import ChatSettings, ChatSettingsStore
 from ports.clock import Clock
 from ports.errors import StoreError
 from ports.failed_jobs import FailedJobs
@@ -43,6 +44,8 @@ class IncomingMessage:
     verbose: bool = False
     edited: bool = False
     """An edit of a message sent earlier: it may re-run only a message the bot read."""
+    audio: bool | None = None
+    """True: the sound only (/audio); False: the video (/video); None: as the chat chose."""
 
 
 @dataclass
@@ -61,6 +64,7 @@ class LinkIntake:
         guard: UrlGuard,
         seen: HandledUrls,
         clock: Clock,
+        choices: ChatSettingsStore,
         logs: LogViews,
         depth: FailedJobs,
         *,
@@ -77,6 +81,7 @@ class LinkIntake:
         self._guard = guard
         self._seen = seen
         self._clock = clock
+        self._choices = choices
         self._cap = max_queued_per_user
         self._allowed = frozenset(allowed_chat_ids)
 
@@ -91,6 +96,7 @@ class LinkIntake:
         if not urls:
             return report
         queued = await self._queue.waiting_for_owner(message.user_id)
+        chosen = await self._choices.chat_settings(message.chat_id) or ChatSettings()
         for url in urls:
             verdict = await self._guard.check(url)
             if isinstance(verdict, Failure):
@@ -99,7 +105,7 @@ class LinkIntake:
             if queued >= self._cap:
                 report.queue_full = True
                 break
-            request = _request(message, url)
+            request = _request(message, url, chosen)
             job_id = await self._enqueue(request)
             if job_id is None:
                 report.already_handled.append(url)
@@ -151,7 +157,8 @@ class LinkIntake:
         return before - free + 1 if before >= free else 0
 
 
-def _request(message: IncomingMessage, url: str) -> DownloadRequest:
+def _request(message: IncomingMessage, url: str, chosen: ChatSettings) -> DownloadRequest:
+    """The chat's choices travel with the job: it is handled as the chat wanted it when it came."""
     return DownloadRequest(
         url=url,
         chat_id=message.chat_id,
@@ -159,4 +166,8 @@ def _request(message: IncomingMessage, url: str) -> DownloadRequest:
         message_id=message.message_id,
         user_id=message.user_id,
         verbose=message.verbose,
+        audio=chosen.audio_only if message.audio is None else message.audio,
+        max_height=chosen.max_height,
+        ask_long=chosen.ask_long_videos,
+        ask_longer_than=chosen.ask_longer_than_seconds,
     )

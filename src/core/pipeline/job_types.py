@@ -27,7 +27,9 @@ def job_types(
         JobType(SWEEP_CACHES, sweep_caches(periodic), interval_seconds=SWEEP_INTERVAL_SECONDS),
     ]
     if inline is not None:
-        types.append(JobType(DOWNLOAD_INLINE, inline.run, timeout_seconds=download_timeout))
+        types.append(
+            JobType(DOWNLOAD_INLINE, inline.run, timeout_seconds=download_timeout, on_dead=inline.on_dead)
+        )
     if periodic.updater is not None and periodic.update_interval_seconds > 0:
         types.append(
             JobType(

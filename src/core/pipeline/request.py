@@ -25,6 +25,14 @@ class DownloadRequest:
     """Which entry of a multi-video post this child job is; None for the post itself."""
     confirmed: bool = False
     """A long video somebody in the group agreed to."""
+    audio: bool = False
+    """The sound only (sendAudio): /audio, or the chat's audio-only default."""
+    max_height: int | None = None
+    """The chat's quality choice when the link came; None: the best that fits."""
+    ask_long: bool = True
+    """Groups: a long video asks first (the chat's choice)."""
+    ask_longer_than: float | None = None
+    """Groups: from what length; None: the operator's default."""
     info_shown: bool = False
     reported_attempt: int = 1
     """The attempt the log already announced, so a retry after a crash still says ⚠️ once."""
@@ -62,6 +70,10 @@ class DownloadRequest:
                 verbose=bool(payload.get("verbose", False)),
                 entry_index=_optional_int(payload.get("entry_index")),
                 confirmed=bool(payload.get("confirmed", False)),
+                audio=bool(payload.get("audio", False)),
+                max_height=_optional_int(payload.get("max_height")),
+                ask_long=bool(payload.get("ask_long", True)),
+                ask_longer_than=_optional_number(payload.get("ask_longer_than")),
                 info_shown=bool(payload.get("info_shown", False)),
                 reported_attempt=_int(payload.get("reported_attempt", 1)),
                 log=_dict(payload.get("log")),
@@ -107,6 +119,14 @@ def _int(value: JsonValue) -> int:
 
 def _optional_int(value: JsonValue) -> int | None:
     return None if value is None else _int(value)
+
+
+def _optional_number(value: JsonValue) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PayloadError(f"expected a number, got {value!r}")
+    return float(value)
 
 
 def _dict(value: JsonValue) -> Payload:

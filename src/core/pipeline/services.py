@@ -13,8 +13,10 @@ from core.media.thumbnails import Thumbnails
 from core.pipeline.turns import VideoTurns
 from core.pipeline.url_guard import UrlGuard
 from core.trust.buttons import SignedButtons
+from ports.audio import AudioDownloader
 from ports.caches import HandledUrls
 from ports.clock import Clock
+from ports.formats import FormatChoice
 from ports.jobs import Guard
 from ports.json import Payload
 from ports.media import Downloader
@@ -63,5 +65,9 @@ class Services:
     """The log messages of the jobs this process runs or has accepted."""
     turns: VideoTurns
     buttons: SignedButtons
+    audio: AudioDownloader
+    """The sound alone, for /audio and the chats that chose it."""
+    formats: FormatChoice
+    """A smaller format, for the chats that chose a quality."""
     thumbnails: Thumbnails | None = None
     """A preview frame for each upload; None: Telegram makes its own where it can."""

@@ -6,6 +6,7 @@ from collections.abc import Collection
 
 from aiogram import Dispatcher
 
+from core.chat_settings.service import ChatSettingsService
 from core.pipeline.confirm import Confirmations
 from core.pipeline.inline_requests import InlineRequests
 from core.pipeline.intake import LinkIntake
@@ -19,6 +20,7 @@ def build_dispatcher(
     confirmations: Confirmations,
     inline: InlineRequests | None,
     status: StatusQuery,
+    chat_settings: ChatSettingsService,
     queue_cap: int,
     admin_user_ids: Collection[int],
 ) -> Dispatcher:
@@ -27,6 +29,7 @@ def build_dispatcher(
         confirmations=confirmations,
         inline=inline,
         status=status,
+        chat_settings=chat_settings,
         queue_cap=queue_cap,
         admin_user_ids=frozenset(admin_user_ids),
     )

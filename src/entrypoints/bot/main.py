@@ -1,4 +1,9 @@
-"""`vidrelay run`: the bot process.
+"""`vidrelay run`: the bot process, in one of three roles.
+
+`all` (the default) receives Telegram's updates and runs the jobs; on the PostgreSQL store a
+deployment may split them: one `ingest` process turns updates into jobs (Telegram hands a bot's
+updates to one poller only, so a second ingest is refused), any number of `worker` processes
+run the jobs and never poll Telegram.
 
 Start order: store → Telegram's getMe (asked again with a capped backoff while Telegram does not
 answer; a refused token exits 2) → engine (boot recovery, dead-lettering of jobs that killed
@@ -14,6 +19,7 @@ import contextlib
 import logging
 import signal
 import sys
+from typing import TYPE_CHECKING, Literal
 
 from aiogram import Bot, Dispatcher
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
@@ -26,13 +32,21 @@ from entrypoints.bot.metrics import start_metrics
 from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
 from entrypoints.settings import Settings
+from ports.errors import StoreError
+from ports.notices import WorkNotices
+
+if TYPE_CHECKING:
+    from adapters.postgres.ingest_lock import IngestLock
 
 log = logging.getLogger("vidrelay.run")
 EXIT_OK, EXIT_FATAL, EXIT_USAGE = 0, 1, 2
 LOG_DRAIN_SECONDS = 5.0
 
 
-def run_bot(settings: Settings, *, webhook: bool = False) -> int:
+Role = Literal["all", "ingest", "worker"]
+
+
+def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
     configure_logging(settings.log_format, settings.log_level)
     if settings.bot_token is None:
         print("vidrelay: VIDRELAY_BOT_TOKEN is required to run the bot", file=sys.stderr)
@@ -43,27 +57,51 @@ def run_bot(settings: Settings, *, webhook: bool = False) -> int:
     if webhook and (not settings.webhook_url or settings.webhook_secret is None):
         print("vidrelay: --webhook needs VIDRELAY_WEBHOOK_URL and VIDRELAY_WEBHOOK_SECRET", file=sys.stderr)
         return EXIT_USAGE
+    if role != "all" and settings.single_process_store:
+        print(
+            f"vidrelay: --role {role} splits a deployment over VIDRELAY_STORE=postgres;"
+            f" the {settings.store} store serves one process: use --role all",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     try:
-        return asyncio.run(serve(settings, webhook=webhook))
+        return asyncio.run(serve(settings, webhook=webhook, role=role))
     except Exception:
         log.exception("fatal error, exiting")
         return EXIT_FATAL
 
 
-async def serve(settings: Settings, *, webhook: bool = False) -> int:
+async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
     stop = _stop_on_signals()
     container = Container(settings=settings)
+    ingest_lock: IngestLock | None = None
+    watcher: asyncio.Task[None] | None = None
     try:
+        try:
+            store = await container.store.async_()
+            if role != "worker" and not settings.single_process_store:
+                ingest_lock = await _take_ingest_lock(settings.database_dsn)
+                watcher = asyncio.create_task(_stop_when_lost(ingest_lock, stop))
+        except StoreError as refused:  # unreachable, not ours, a second ingest: one line, exit 2
+            print(f"vidrelay: {refused}", file=sys.stderr)
+            return EXIT_USAGE
         await container.blob_files().clear_staging()  # a dead process's partial downloads
         engine = await container.engine.async_()
         dispatcher = await container.dispatcher.async_()
         bot = await container.bot.async_()
-        if (refused := await _reach_telegram(container, bot, stop)) is not None:
-            return refused
-        await engine.start()
+        if (refused_code := await _reach_telegram(container, bot, stop)) is not None:
+            return refused_code
+        if role != "ingest":
+            if isinstance(store, WorkNotices):
+                store.on_work(engine.wake)
+            await engine.start()
         metrics = await start_metrics(await container.status.async_(), settings.metrics_port)
         try:
-            return await _receive_updates(settings, dispatcher, bot, webhook, stop)
+            if role == "worker":
+                await stop.wait()
+                return EXIT_OK
+            code = await _receive_updates(settings, dispatcher, bot, webhook, stop)
+            return EXIT_FATAL if ingest_lock is not None and ingest_lock.lost.is_set() else code
         finally:
             log.warning("stopping: in-flight jobs may finish for %ss", settings.shutdown_grace_seconds)
             await engine.stop(settings.shutdown_grace_seconds)
@@ -72,7 +110,25 @@ async def serve(settings: Settings, *, webhook: bool = False) -> int:
             if metrics is not None:
                 await metrics.cleanup()
     finally:
+        if watcher is not None:
+            watcher.cancel()
+        if ingest_lock is not None:
+            await ingest_lock.release()
         await shutdown(container)
+
+
+async def _take_ingest_lock(dsn: str) -> IngestLock:
+    from adapters.postgres.ingest_lock import IngestLock  # noqa: PLC0415 - the `postgres` extra
+
+    return await IngestLock.take(dsn)
+
+
+async def _stop_when_lost(lock: IngestLock, stop: asyncio.Event) -> None:
+    """From the moment the lock's connection ends another ingest may start, and two pollers of
+    one bot must never run: this one stops (exit 1; a supervisor restarts it to queue up again)."""
+    await lock.lost.wait()
+    log.critical("the connection holding the ingest lock ended: stopping")
+    stop.set()
 
 
 def _stop_on_signals() -> asyncio.Event:

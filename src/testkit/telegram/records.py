@@ -67,8 +67,8 @@ class AudioRecord:
     duration: int | None
     title: str | None
     performer: str | None
-    thumbnail: str | None
-    """The sha256 of the thumbnail uploaded with the call, if any."""
+    thumbnail: Thumbnail | None
+    """The thumbnail uploaded with the call, if any (see Thumbnail.valid)."""
     silent: bool
     reply_markup: dict[str, Any] | None
     at: float

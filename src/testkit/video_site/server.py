@@ -13,6 +13,7 @@ from testkit.clips import DEFAULT_CLIPS, ensure_clips
 from testkit.loopback import LoopbackServer
 from testkit.video_site.behaviours import Behaviour, Body
 from testkit.video_site.hls import PLAYLIST_TYPE, SEGMENT_TYPE, ensure_segments
+from testkit.video_site.ladder import ladder_routes
 from testkit.video_site.pages import status_page
 from testkit.video_site.responses import respond
 from testkit.video_site.site_map import default_routes
@@ -77,6 +78,12 @@ class VideoServer(LoopbackServer):
         for path, file in zip(paths, segments.files, strict=True):
             self.set_route(path, Body(file.read_bytes(), SEGMENT_TYPE))
         return paths
+
+    async def add_ladder(self, prefix: str = "/ladder", title: str = "A video in four heights") -> str:
+        """Serve one video in several heights (see `ladder`) under `prefix`; the page's URL."""
+        for path, behaviour in (await ladder_routes(self._clips_dir, prefix, title)).items():
+            self.set_route(path, behaviour)
+        return self.url(f"{prefix}/index.html")
 
     def reset(self) -> None:
         """The default routes again, and every counter back to zero."""

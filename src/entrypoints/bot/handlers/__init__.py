@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from aiogram import Router
 
-from entrypoints.bot.handlers import commands, confirmations, errors, inline, links
+from entrypoints.bot.handlers import audio, commands, confirmations, errors, inline, links, settings
 
 
 def setup() -> Router:
     router = Router(name="vidrelay")
-    # Commands before links: a command's text is a message too, and the link handler takes every message.
+    # Commands before links: a command's text is a message too, and the link handler takes every
+    # message. Settings before confirmations: the confirmations take every press nobody claimed.
     router.include_routers(
-        commands.setup(), links.setup(), confirmations.setup(), inline.setup(), errors.setup()
+        commands.setup(),
+        settings.setup(),
+        audio.setup(),
+        links.setup(),
+        confirmations.setup(),
+        inline.setup(),
+        errors.setup(),
     )
     return router

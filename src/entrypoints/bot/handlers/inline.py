@@ -9,13 +9,14 @@ from aiogram.types import (
     InlineKeyboardMarkup,
     InlineQuery,
     InlineQueryResultArticle,
+    InlineQueryResultCachedAudio,
     InlineQueryResultCachedVideo,
     InlineQueryResultUnion,
     InputTextMessageContent,
 )
 
 from core import texts
-from core.pipeline.inline import VARIANTS, variant_caption
+from core.pipeline.inline import AUDIO_VARIANT, VARIANTS, variant_caption
 from core.pipeline.inline_lookup import CachedVideo
 from core.pipeline.inline_requests import InlineRequests, url_in
 
@@ -40,13 +41,16 @@ async def on_inline_query(inline_query: InlineQuery, inline: InlineRequests | No
         return
     user_id = inline_query.from_user.id
     cached = await inline.cached(url)
-    if cached is not None:
-        ids = [await inline.result_id(user_id, url, v, cached=True) for v in VARIANTS]
-        results = _cached_results(url, cached, ids)
-        await inline_query.answer(results, cache_time=CACHED_SECONDS, is_personal=True)
-        return
-    ids = [await inline.result_id(user_id, url, v, cached=False) for v in VARIANTS]
-    await inline_query.answer(_placeholders(url, ids), cache_time=PLACEHOLDER_SECONDS, is_personal=True)
+    ids = [await inline.result_id(user_id, url, v, cached=cached is not None) for v in VARIANTS]
+    results = _cached_results(url, cached, ids) if cached is not None else _placeholders(url, ids)
+    sound = await inline.cached_audio(url)
+    sound_id = await inline.result_id(user_id, url, AUDIO_VARIANT, cached=sound is not None)
+    results.append(
+        _cached_sound(url, sound, sound_id) if sound is not None else _sound_placeholder(url, sound_id)
+    )
+    all_cached = cached is not None and sound is not None
+    cache_time = CACHED_SECONDS if all_cached else PLACEHOLDER_SECONDS
+    await inline_query.answer(results, cache_time=cache_time, is_personal=True)
 
 
 async def on_chosen_inline_result(
@@ -83,6 +87,25 @@ def _placeholders(url: str, ids: list[str]) -> list[InlineQueryResultUnion]:
         )
         for variant, result_id in zip(VARIANTS, ids, strict=True)
     ]
+
+
+def _cached_sound(url: str, sound: CachedVideo, result_id: str) -> InlineQueryResultUnion:
+    """Telegram shows the audio's own title and performer, from the file."""
+    return InlineQueryResultCachedAudio(
+        id=result_id, audio_file_id=sound.file_id, reply_markup=_source_button(url)
+    )
+
+
+def _sound_placeholder(url: str, result_id: str) -> InlineQueryResultUnion:
+    return InlineQueryResultArticle(
+        id=result_id,
+        title="🎵 Audio only",
+        description=url,
+        input_message_content=InputTextMessageContent(
+            message_text=f"⏳ Fetching the sound of {texts.escape(url)}…"
+        ),
+        reply_markup=_source_button(url),
+    )
 
 
 def _variant_title(title: str, variant: str) -> str:

@@ -12,6 +12,7 @@ from aiogram.filters import Command
 from aiogram.types import Message, MessageEntity
 
 from core import texts
+from core.chat_settings.service import ChatSettingsService
 from core.pipeline.intake import IncomingMessage, IntakeReport, LinkIntake
 from core.trust.migrations import may_migrate
 from core.urls import Entity, extract_urls
@@ -31,7 +32,9 @@ def setup() -> Router:
     return router
 
 
-def incoming(message: Message, *, verbose: bool = False, edited: bool = False) -> IncomingMessage:
+def incoming(
+    message: Message, *, verbose: bool = False, edited: bool = False, audio: bool | None = None
+) -> IncomingMessage:
     text = message.text if message.text is not None else message.caption
     entities = message.entities if message.text is not None else message.caption_entities
     return IncomingMessage(
@@ -44,6 +47,7 @@ def incoming(message: Message, *, verbose: bool = False, edited: bool = False) -
         entities=_entities(entities),
         verbose=verbose,
         edited=edited,
+        audio=audio,
     )
 
 
@@ -52,14 +56,14 @@ def _entities(entities: Sequence[MessageEntity] | None) -> list[Entity]:
 
 
 async def on_message(message: Message, intake: LinkIntake, queue_cap: int) -> None:
-    await _reply_to_report(message, await intake.accept(incoming(message)), queue_cap)
+    await reply_to_report(message, await intake.accept(incoming(message)), queue_cap)
 
 
 async def on_edited_message(edited_message: Message, intake: LinkIntake, queue_cap: int) -> None:
     """An edit runs only the URLs new to the message (the handled-URL guard remembers the rest),
     and only of a message the bot read when it was sent."""
     report = await intake.accept(incoming(edited_message, edited=True))
-    await _reply_to_report(edited_message, report, queue_cap)
+    await reply_to_report(edited_message, report, queue_cap)
 
 
 async def on_verbose(message: Message, intake: LinkIntake, queue_cap: int) -> None:
@@ -68,20 +72,21 @@ async def on_verbose(message: Message, intake: LinkIntake, queue_cap: int) -> No
     if not extract_urls(message.text, _entities(message.entities)):
         await message.reply(texts.verbose_usage())
         return
-    await _reply_to_report(message, await intake.accept(incoming(message, verbose=True)), queue_cap)
+    await reply_to_report(message, await intake.accept(incoming(message, verbose=True)), queue_cap)
 
 
-async def on_migration(message: Message) -> None:
-    """Nothing moves on the notice itself: a job follows a migration when Telegram's error for
-    its chat says so (see core.trust.migrations)."""
+async def on_migration(message: Message, chat_settings: ChatSettingsService) -> None:
+    """A job follows a migration when Telegram's error for its chat says so (see
+    core.trust.migrations); the group's settings move with this notice, the one word of it."""
     old, new = message.chat.id, message.migrate_to_chat_id
-    if may_migrate(str(message.chat.type), old, new):
+    if new is not None and may_migrate(str(message.chat.type), old, new):
         log.info("group %s migrated to supergroup %s", old, new)
+        await chat_settings.follow_migration(old, new)
     else:
         log.info("ignored a migration notice from chat %s: it cannot migrate to %s", old, new)
 
 
-async def _reply_to_report(message: Message, report: IntakeReport, queue_cap: int) -> None:
+async def reply_to_report(message: Message, report: IntakeReport, queue_cap: int) -> None:
     """A full queue is said everywhere (the user must know the link was not taken); refused
     addresses are explained in private chats and met with silence in groups."""
     if report.queue_full:

@@ -61,18 +61,13 @@ async def send_audio(world: World, call: Call) -> Any:
             duration=params.integer("duration"),
             title=params.text("title"),
             performer=params.text("performer"),
-            thumbnail=_thumbnail_sha256(call),
+            thumbnail=thumbnail_of(call),
             silent=message.silent,
             reply_markup=keyboard,
             at=time.monotonic(),
         )
     )
     return message_json(world, message)
-
-
-def _thumbnail_sha256(call: Call) -> str | None:
-    thumbnail = thumbnail_of(call)
-    return thumbnail.sha256 if thumbnail is not None else None
 
 
 METHODS: dict[str, Method] = {"sendAudio": send_audio}

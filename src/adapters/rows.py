@@ -1,10 +1,11 @@
-"""Rows to port values and back. JSON for payloads and scraped entries; nothing else is encoded."""
+"""Rows to port values and back, for every SQL store (SQLite, PostgreSQL): both keep the same
+columns in the same order and the same JSON text for payloads and scraped entries; nothing else
+is encoded."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
 import types
 import typing
 from collections.abc import Sequence
@@ -36,7 +37,7 @@ def load_payload(text: str) -> Payload:
     return value if isinstance(value, dict) else {"corrupt_payload": text}
 
 
-def job_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Job:
+def job_from_row(row: Sequence[Any]) -> Job:
     """From the columns every SELECT/RETURNING of a job lists: id, name, payload, attempts,
     max_attempts, available_at, created_at, key, owner_id, claimed_by, lease_until, last_error,
     token, suspect."""

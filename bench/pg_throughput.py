@@ -1,0 +1,394 @@
+"""End-to-end queue throughput on PostgreSQL: vidrelay's Postgres store + Engine against pgqueuer
+and procrastinate.
+
+    python bench/pg_throughput.py [--jobs 20000] [--producers 32] [--concurrency 4] [--rounds 3]
+
+One throwaway local server (testkit.postgres) with the durable settings spelled out — fsync on,
+synchronous_commit on, full_page_writes on — serves every system; each measurement gets a fresh
+database and fresh processes, and the rounds interleave the systems so a noisy disk hurts them
+alike; medians are printed.
+
+Every system does the same work:
+- N jobs with a no-op handler, enqueued one call per job by P producer coroutines running at the
+  same time as the consumers (vidrelay: `engine.submit`, as the bot's handlers do; pgqueuer:
+  `Queries.enqueue`; procrastinate: `Task.defer_async`), over a pool of 8 connections.
+- C jobs at most running at once in a consumer process (vidrelay: Engine(concurrency=C);
+  pgqueuer: max_concurrent_tasks=C with the largest batch it allows, C // 2; procrastinate:
+  run_worker_async(concurrency=C)).
+- The clock runs from the start signal until the database shows every job completed (vidrelay:
+  its row deleted; pgqueuer: its row gone from the queue table, which it does in its batched
+  acknowledgement; procrastinate: its status 'succeeded'), polled every 5 ms the same way for all.
+The main figure has producers and consumers in one process (`vidrelay run --role all`); the
+"4 workers" lines run one producer process and 4 consumer processes (one ingest, 4 workers).
+Each consumer process reports how many handler runs it saw; their sum must be N.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+SYSTEMS = ("vidrelay", "pgqueuer", "procrastinate")
+_POOL = 8
+_POLL_SECONDS = 0.005
+
+
+def main() -> int:
+    args = parse(sys.argv[1:])
+    if args.child:
+        asyncio.run(run_child(args))
+        return 0
+    return run_parent(args)
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--jobs", type=int, default=20_000)
+    parser.add_argument("--producers", type=int, default=32)
+    parser.add_argument(
+        "--concurrency", type=int, default=4, help="jobs running at once per consumer process"
+    )
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=4, help="consumer processes of the scale-out figure")
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument(
+        "--scale-systems", default="vidrelay", help="systems measured with --workers processes too"
+    )
+    parser.add_argument("--child", choices=SYSTEMS, help=argparse.SUPPRESS)
+    parser.add_argument("--dsn", help=argparse.SUPPRESS)
+    parser.add_argument("--produce", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--consume", action="store_true", help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+# The parent: fresh database and processes per measurement, interleaved rounds ------------------
+
+
+@dataclass(frozen=True)
+class Result:
+    label: str
+    jobs_per_second: float
+
+
+def run_parent(args: argparse.Namespace) -> int:
+    from testkit.postgres import DURABLE, throwaway_postgres
+
+    systems = [s for s in args.systems.split(",") if s]
+    with throwaway_postgres(DURABLE) as server:
+        settings = asyncio.run(_server_settings(server.dsn()))
+        print(
+            f"# {args.jobs} jobs, {args.producers} producers, concurrency {args.concurrency},"
+            f" {args.rounds} round(s); PostgreSQL {settings.pop('server_version')} ({server.how}),"
+            f" {', '.join(f'{k}={v}' for k, v in settings.items())}; Python {platform.python_version()},"
+            f" {os.cpu_count()} CPU(s)",
+            flush=True,
+        )
+        one: dict[str, list[float]] = {s: [] for s in systems}
+        many: dict[str, list[float]] = {s: [] for s in systems}
+        labels: dict[str, str] = {}
+        for round_number in range(args.rounds):
+            for system in systems:
+                scaled = system in args.scale_systems.split(",")
+                for workers, results in ((1, one), (args.workers, many))[: 2 if scaled else 1]:
+                    dsn = asyncio.run(_fresh_database(server, f"{system}_{round_number}_{workers}"))
+                    label, rate = asyncio.run(measure(system, dsn, args, workers))
+                    labels[system] = label
+                    results[system].append(rate)
+                    print(f"#   round {round_number + 1}: {system} x{workers} {rate:.0f} jobs/s", flush=True)
+    medians = {s: statistics.median(rs) for s, rs in one.items()}
+    for system in systems:
+        print(f"{labels[system]}: {medians[system]:.0f} jobs/s")
+    for system in (s for s in systems if many[s]):
+        scaled = statistics.median(many[system])
+        print(
+            f"# {args.workers} workers ({args.workers} consumer processes + 1 producer): {system}"
+            f" {scaled:.0f} jobs/s (x{scaled / medians[system]:.2f} of one process)"
+        )
+    if "vidrelay" in medians and "procrastinate" in medians:
+        print(f"# ratio_vs_procrastinate={medians['vidrelay'] / medians['procrastinate']:.2f}")
+    if "vidrelay" in medians and "pgqueuer" in medians:
+        print(f"ratio_vs_pgqueuer={medians['vidrelay'] / medians['pgqueuer']:.2f}")
+    return 0
+
+
+async def _server_settings(dsn: str) -> dict[str, str]:
+    import asyncpg
+
+    connection = await asyncpg.connect(dsn)
+    try:
+        names = ("server_version", "fsync", "synchronous_commit", "full_page_writes", "wal_sync_method")
+        return {name: await connection.fetchval(f"SHOW {name}") for name in names}
+    finally:
+        await connection.close()
+
+
+async def _fresh_database(server: Any, name: str) -> str:
+    import asyncpg
+
+    connection = await asyncpg.connect(server.dsn())
+    try:
+        await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await connection.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await connection.close()
+    return server.dsn(name)
+
+
+async def measure(system: str, dsn: str, args: argparse.Namespace, workers: int) -> tuple[str, float]:
+    """Start the processes, give the start signal, poll until every job is completed."""
+    import asyncpg
+
+    base = [sys.executable, __file__, "--child", system, "--dsn", dsn, "--concurrency", str(args.concurrency)]
+    base += ["--producers", str(args.producers)]
+    if workers == 1:
+        argvs = [[*base, "--consume", "--produce", str(args.jobs)]]
+    else:
+        argvs = [[*base, "--consume"] for _ in range(workers)] + [[*base, "--produce", str(args.jobs)]]
+    children = [
+        await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        for argv in argvs
+    ]
+    probe = await asyncpg.connect(dsn)
+    try:
+        for child in children:
+            await _expect(child, "ready")
+        started = time.perf_counter()
+        for child in children:
+            _tell(child, "go")
+        await _expect(children[-1], "produced")
+        while await probe.fetchval(REMAINING[system]) > 0:  # noqa: ASYNC110 - the same probe for all
+            await asyncio.sleep(_POLL_SECONDS)
+        seconds = time.perf_counter() - started
+    finally:
+        await probe.close()
+    reports = []
+    for child in children:
+        _tell(child, "stop")
+        out, err = await child.communicate()
+        if child.returncode != 0:
+            raise SystemExit(f"{system} child failed:\n{err.decode()[-3000:]}")
+        reports.append(json.loads(out.decode().strip().splitlines()[-1]))
+    executed = sum(r["executed"] for r in reports)
+    if executed != args.jobs:
+        raise SystemExit(f"{system}: {executed} handler runs for {args.jobs} jobs")
+    label = next(r["label"] for r in reports if r.get("label"))
+    return label, args.jobs / seconds
+
+
+async def _expect(child: asyncio.subprocess.Process, word: str) -> None:
+    assert child.stdout is not None
+    line = await asyncio.wait_for(child.stdout.readline(), 120)
+    if line.decode().strip() != word:
+        err = await child.stderr.read() if child.stderr else b""
+        raise SystemExit(f"expected {word!r} from a child, got {line!r}:\n{err.decode()[-3000:]}")
+
+
+def _tell(child: asyncio.subprocess.Process, word: str) -> None:
+    assert child.stdin is not None
+    child.stdin.write(f"{word}\n".encode())
+
+
+REMAINING = {
+    "vidrelay": "SELECT count(*) FROM jobs",
+    "pgqueuer": "SELECT count(*) FROM pgqueuer",
+    "procrastinate": "SELECT count(*) FROM procrastinate_jobs WHERE status <> 'succeeded'",
+}
+
+
+# A child: a consumer, a producer, or both ---------------------------------------------------------
+
+
+@dataclass
+class Side:
+    """What a child process runs between "go" and "stop"."""
+
+    label: str
+    produce_one: Callable[[int], Awaitable[None]] | None
+    start_consumers: Callable[[], Awaitable[None]] | None
+    stop: Callable[[], Awaitable[None]]
+    executed: list[int]
+
+
+async def run_child(args: argparse.Namespace) -> None:
+    side = await SETUPS[args.child](args)
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    print("ready", flush=True)
+    await reader.readline()
+    if side.start_consumers is not None:
+        await side.start_consumers()
+    if args.produce:
+        produce_one = side.produce_one
+        assert produce_one is not None
+
+        async def producer(first: int) -> None:
+            for n in range(first, args.produce, args.producers):
+                await produce_one(n)
+
+        await asyncio.gather(*(producer(p) for p in range(args.producers)))
+        print("produced", flush=True)
+    await reader.readline()
+    await side.stop()
+    print(json.dumps({"label": side.label if args.consume else "", "executed": side.executed[0]}), flush=True)
+
+
+# vidrelay ---------------------------------------------------------------------------------------------
+
+
+async def setup_vidrelay(args: argparse.Namespace) -> Side:
+    import logging
+    import random
+    import uuid
+
+    from returns.result import Success
+
+    from adapters.clock import SystemClock
+    from adapters.postgres import PostgresStore
+    from core.jobs.engine import Engine, EngineConfig
+    from core.jobs.registry import JobContext, JobOutcome, JobRegistry, JobType
+
+    logging.getLogger("vidrelay").setLevel(logging.ERROR)
+    executed = [0]
+
+    async def noop(_: JobContext) -> JobOutcome:
+        executed[0] += 1
+        return Success(None)
+
+    store = await PostgresStore.open(args.dsn, node=f"bench-{os.getpid()}", pool_size=_POOL)
+    registry = JobRegistry([JobType("noop", noop, timeout_seconds=60.0)])
+    config = EngineConfig(concurrency=args.concurrency, recover_leases_on_boot=False)
+    engine = Engine(store, SystemClock(), registry, config, random.random, worker_id=uuid.uuid4().hex)
+
+    async def start() -> None:
+        if args.consume:
+            store.on_work(engine.wake)
+            await engine.start()
+
+    async def produce_one(n: int) -> None:
+        await engine.submit("noop", {"n": n})
+
+    async def stop() -> None:
+        if args.consume:
+            await engine.stop(1.0)
+        await store.close()
+
+    return Side("vidrelay PostgresStore + Engine (asyncpg)", produce_one, start, stop, executed)
+
+
+# pgqueuer ---------------------------------------------------------------------------------------------
+
+
+async def setup_pgqueuer(args: argparse.Namespace) -> Side:
+    import asyncpg
+    from pgqueuer import PgQueuer
+    from pgqueuer.db import AsyncpgDriver, AsyncpgPoolDriver
+    from pgqueuer.queries import Queries
+
+    executed = [0]
+    pool = await asyncpg.create_pool(args.dsn, min_size=_POOL, max_size=_POOL)
+    producer = Queries(AsyncpgPoolDriver(pool))
+    await _once(args, producer.install)
+    runner: list[asyncio.Task[None]] = []
+    queuer: list[PgQueuer] = []
+
+    async def start() -> None:
+        if not args.consume:
+            return
+        pgq = PgQueuer(AsyncpgDriver(await asyncpg.connect(args.dsn)))
+
+        @pgq.entrypoint("noop")
+        async def noop(_: object) -> None:
+            executed[0] += 1
+
+        queuer.append(pgq)
+        batch = max(1, args.concurrency // 2)  # pgqueuer refuses a cap below twice the batch size
+        runner.append(asyncio.create_task(pgq.run(batch_size=batch, max_concurrent_tasks=args.concurrency)))
+
+    async def produce_one(n: int) -> None:
+        await producer.enqueue("noop", str(n).encode())
+
+    async def stop() -> None:
+        for pgq in queuer:
+            pgq.shutdown.set()
+        await asyncio.gather(*runner)
+        await pool.close()
+
+    label = f"pgqueuer {_version('pgqueuer')} (asyncpg, batch {max(1, args.concurrency // 2)})"
+    return Side(label, produce_one, start, stop, executed)
+
+
+# procrastinate ----------------------------------------------------------------------------------------
+
+
+async def setup_procrastinate(args: argparse.Namespace) -> Side:
+    import procrastinate
+
+    executed = [0]
+    app = procrastinate.App(
+        connector=procrastinate.PsycopgConnector(conninfo=args.dsn, min_size=_POOL, max_size=_POOL)
+    )
+
+    @app.task(name="noop")
+    async def noop(n: int) -> None:
+        executed[0] += 1
+
+    await app.open_async()
+    await _once(args, app.schema_manager.apply_schema_async)
+    runner: list[asyncio.Task[None]] = []
+
+    async def start() -> None:
+        if args.consume:
+            worker = app.run_worker_async(concurrency=args.concurrency, install_signal_handlers=False)
+            runner.append(asyncio.create_task(worker))
+
+    async def produce_one(n: int) -> None:
+        await noop.defer_async(n=n)
+
+    async def stop() -> None:
+        for task in runner:
+            task.cancel()
+        await asyncio.gather(*runner, return_exceptions=True)
+        await app.close_async()
+
+    label = f"procrastinate {_version('procrastinate')} (psycopg 3)"
+    return Side(label, produce_one, start, stop, executed)
+
+
+async def _once(args: argparse.Namespace, install: Callable[[], Awaitable[None]]) -> None:
+    """The schema is installed by the process that produces (there is exactly one)."""
+    if args.produce:
+        await install()
+
+
+SETUPS: dict[str, Callable[[argparse.Namespace], Awaitable[Side]]] = {
+    "vidrelay": setup_vidrelay,
+    "pgqueuer": setup_pgqueuer,
+    "procrastinate": setup_procrastinate,
+}
+
+
+def _version(distribution: str) -> str:
+    from importlib.metadata import version
+
+    return version(distribution)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

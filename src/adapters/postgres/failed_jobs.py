@@ -1,0 +1,65 @@
+"""The operator's view and the per-user cap on PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from adapters import rows as codec
+from adapters.postgres.access import PostgresAccess
+from adapters.postgres.jobs import JOB_COLUMNS
+from adapters.postgres.notices import WorkNotifier
+from ports.failed_jobs import FailedJobs
+from ports.jobs import FailedJob, Job, QueueCounts
+from ports.quota import UserQuota
+
+_COUNTS = """
+    SELECT count(*), count(claimed_by), (SELECT count(*) FROM failed_jobs) FROM jobs
+"""
+_LIST_JOBS = f"SELECT {JOB_COLUMNS} FROM jobs ORDER BY id LIMIT $1"  # noqa: S608 - a constant column list
+_LIST_FAILED = """
+    SELECT id, job_id, name, payload, error, attempts, max_attempts, created_at, failed_at, key,
+        owner_id
+    FROM failed_jobs ORDER BY id LIMIT $1
+"""
+# A retried job starts over: attempts 0, due now, in the order it had failed.
+_RETRY_FAILED = """
+    WITH moved AS (
+        DELETE FROM failed_jobs WHERE $1::bigint[] IS NULL OR id = ANY ($1::bigint[])
+        RETURNING id, name, payload, max_attempts, key, owner_id
+    )
+    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at)
+    SELECT name, payload, max_attempts, $2, key, owner_id, $2 FROM moved ORDER BY moved.id
+    RETURNING id
+"""
+
+
+class PostgresFailedJobs(PostgresAccess, FailedJobs):
+    _notifier: WorkNotifier
+
+    async def counts(self) -> QueueCounts:
+        row = await self._db.fetchrow(_COUNTS)
+        assert row is not None  # an aggregate always yields its row
+        total, running, failed = row
+        return QueueCounts(waiting=total - running, running=running, failed=failed)
+
+    async def list_jobs(self, limit: int = 100) -> list[Job]:
+        return [codec.job_from_row(tuple(row)) for row in await self._db.fetch(_LIST_JOBS, limit)]
+
+    async def list_failed(self, limit: int = 100) -> list[FailedJob]:
+        return [codec.failed_from_row(tuple(row)) for row in await self._db.fetch(_LIST_FAILED, limit)]
+
+    async def retry_failed(self, failed_ids: Sequence[int] | None, now: float) -> list[int]:
+        wanted = None if failed_ids is None else [int(i) for i in failed_ids]
+        new_ids = sorted(row[0] for row in await self._db.fetch(_RETRY_FAILED, wanted, now))
+        if new_ids:
+            self._notifier.announce()
+        return new_ids
+
+    async def purge_failed(self) -> int:
+        return await self._db.execute("DELETE FROM failed_jobs")
+
+
+class PostgresUserQuota(PostgresAccess, UserQuota):
+    async def waiting_for_owner(self, owner_id: int) -> int:
+        count: int = await self._db.fetchval("SELECT count(*) FROM jobs WHERE owner_id = $1", owner_id)
+        return count

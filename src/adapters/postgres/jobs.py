@@ -1,0 +1,174 @@
+"""The workers' queue on PostgreSQL: claims, fenced finishing writes, heartbeats, dead holders.
+
+The claim itself is the `vidrelay_claim` function (schema.py), called through the batcher
+(claims.py); a claim skips rows other claims have locked (FOR UPDATE SKIP LOCKED), so workers on
+many machines never wait for each other. Times are the callers' clock readings, like SQLite's:
+machines that share a database must keep their clocks in sync (NTP), as leases compare them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Final
+
+from adapters import rows as codec
+from adapters.postgres.access import PostgresAccess
+from adapters.postgres.claims import ClaimBatcher
+from adapters.postgres.notices import WorkNotifier
+from ports.jobs import FailedJob, Guard, HandledUrlGuard, Job, Lease, NewJob, SingletonGuard
+from ports.json import Payload
+from ports.queue import JobQueue
+
+FOREVER: Final = float("inf")
+SINGLETON_LOCKS: Final = 0x7669_6472
+"""Advisory lock class of the singleton guard: one lock per job name ("vidr")."""
+
+JOB_COLUMNS: Final = """id, name, payload, attempts, max_attempts, available_at, created_at, key, owner_id,
+    claimed_by, lease_until, last_error, token, suspect"""
+_NEW_JOB = """
+    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+"""
+_NEW_JOB_IF_UNHANDLED = """
+    WITH mark AS (
+        INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES ($8, $9, $10, $7)
+        ON CONFLICT DO NOTHING RETURNING 1
+    )
+    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at)
+    SELECT $1, $2, $3, $4, $5, $6, $7 WHERE EXISTS (SELECT 1 FROM mark)
+    RETURNING id
+"""
+_NEW_JOB_IF_NONE_NAMED = """
+    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at)
+    SELECT $1, $2, $3, $4, $5, $6, $7 WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE name = $1)
+    RETURNING id
+"""
+_TAKE_EXHAUSTED = """
+    UPDATE jobs SET attempts = attempts + 1, claimed_by = $1, lease_until = $2, token = token + 1
+    WHERE claimed_by IS NULL AND attempts >= max_attempts
+    RETURNING id, name, payload, attempts, max_attempts, available_at, created_at, key, owner_id,
+        claimed_by, lease_until, last_error, token, suspect
+"""
+_RENEW = """
+    UPDATE jobs SET lease_until = $1
+    WHERE claimed_by = $2 AND (id, token) IN (SELECT * FROM unnest($3::bigint[], $4::bigint[]))
+    RETURNING id, token
+"""
+# Every finishing write acts only while its claim holds the row: same token, still held.
+_RETRY_LATER = """
+    UPDATE jobs SET available_at = $1, last_error = $2, claimed_by = NULL, lease_until = NULL, suspect = false
+    WHERE id = $3 AND token = $4 AND claimed_by IS NOT NULL
+"""
+_RELEASE = """
+    UPDATE jobs SET attempts = greatest(attempts - 1, 0), available_at = $1, claimed_by = NULL,
+        lease_until = NULL
+    WHERE id = $2 AND token = $3 AND claimed_by IS NOT NULL
+"""
+_UPDATE_PAYLOAD = "UPDATE jobs SET payload = $1 WHERE id = $2 AND token = $3 AND claimed_by IS NOT NULL"
+_DEAD_LETTER = """
+    WITH taken AS (
+        DELETE FROM jobs WHERE id = $1 AND token = $2 AND claimed_by IS NOT NULL
+        RETURNING id, name, payload, least(attempts, max_attempts) AS attempts, max_attempts, key,
+            owner_id, created_at
+    )
+    INSERT INTO failed_jobs (job_id, name, payload, error, attempts, max_attempts, key, owner_id,
+        created_at, failed_at)
+    SELECT id, name, payload, $3, attempts, max_attempts, key, owner_id, created_at, $4 FROM taken
+    RETURNING id, job_id, name, payload, error, attempts, max_attempts, created_at, failed_at, key,
+        owner_id
+"""
+_NEXT_WAKEUP = """
+    SELECT least(
+        (SELECT min(available_at) FROM jobs WHERE claimed_by IS NULL AND key <> ALL ($3::text[])),
+        (SELECT min(lease_until) FROM jobs
+            WHERE claimed_by IS NOT NULL AND claimed_by <> $1 AND lease_until > $2)
+    )
+"""
+
+
+def error_text(text: str) -> str:
+    """An error message as PostgreSQL text can hold it: a NUL in a tool's output would otherwise
+    make the finishing write itself fail, again at every retry."""
+    return text.replace("\x00", "\ufffd")
+
+
+class PostgresJobQueue(PostgresAccess, JobQueue):
+    _claims: ClaimBatcher
+    _notifier: WorkNotifier
+
+    async def enqueue(self, job: NewJob, now: float, guard: Guard | None = None) -> int | None:
+        values = insert_values(job, codec.dump_json(job.payload), now)
+        match guard:
+            case HandledUrlGuard(chat_id=chat, message_id=message, url=url):
+                job_id = await self._db.fetchval(_NEW_JOB_IF_UNHANDLED, *values, chat, message, url)
+            case SingletonGuard():
+                async with self._db.transaction() as connection:
+                    await connection.execute(
+                        "SELECT pg_advisory_xact_lock($1, hashtext($2))", SINGLETON_LOCKS, job.name
+                    )
+                    job_id = await connection.fetchval(_NEW_JOB_IF_NONE_NAMED, *values)
+            case None:
+                job_id = await self._db.fetchval(_NEW_JOB, *values)
+        if job_id is not None:
+            self._notifier.announce()
+        return None if job_id is None else int(job_id)
+
+    async def claim(
+        self, worker_id: str, now: float, lease_seconds: float, paused_keys: Collection[str] = ()
+    ) -> Job | None:
+        return await self._claims.claim(worker_id, now, lease_seconds, sorted(paused_keys))
+
+    async def claim_exhausted(self, worker_id: str, now: float, lease_seconds: float) -> list[Job]:
+        await self._db.fetchval("SELECT vidrelay_take_back($1, $2)", worker_id, now)
+        rows = await self._db.fetch(_TAKE_EXHAUSTED, worker_id, now + lease_seconds)
+        return sorted((codec.job_from_row(tuple(row)) for row in rows), key=lambda job: job.id)
+
+    async def recover(self, worker_id: str) -> int:
+        taken: int = await self._db.fetchval("SELECT vidrelay_take_back($1, $2)", worker_id, FOREVER)
+        if taken:
+            self._notifier.announce()
+        return taken
+
+    async def renew(
+        self, worker_id: str, leases: Sequence[Lease], now: float, lease_seconds: float
+    ) -> list[Lease]:
+        ids, tokens = [lease.job_id for lease in leases], [lease.token for lease in leases]
+        rows = await self._db.fetch(_RENEW, now + lease_seconds, worker_id, ids, tokens)
+        held = {Lease(row[0], row[1]) for row in rows}
+        return [lease for lease in leases if lease not in held]
+
+    async def complete(self, lease: Lease) -> bool:
+        return await self._claims.complete(lease)
+
+    async def retry_later(self, lease: Lease, available_at: float, error: str) -> bool:
+        changed = await self._db.execute(
+            _RETRY_LATER, available_at, error_text(error), lease.job_id, lease.token
+        )
+        if changed:
+            self._notifier.announce()  # idle workers elsewhere learn when it comes due
+        return changed == 1
+
+    async def release(self, lease: Lease, available_at: float) -> bool:
+        changed = await self._db.execute(_RELEASE, available_at, lease.job_id, lease.token)
+        if changed:
+            self._notifier.announce()
+        return changed == 1
+
+    async def update_payload(self, lease: Lease, payload: Payload) -> bool:
+        text = codec.dump_json(payload)
+        return await self._db.execute(_UPDATE_PAYLOAD, text, lease.job_id, lease.token) == 1
+
+    async def dead_letter(self, lease: Lease, error: str, now: float) -> FailedJob | None:
+        row = await self._db.fetchrow(_DEAD_LETTER, lease.job_id, lease.token, error_text(error), now)
+        return None if row is None else codec.failed_from_row(tuple(row))
+
+    async def next_wakeup(
+        self, worker_id: str, now: float, paused_keys: Collection[str] = ()
+    ) -> float | None:
+        wakeup: float | None = await self._db.fetchval(_NEXT_WAKEUP, worker_id, now, sorted(paused_keys))
+        return wakeup
+
+
+def insert_values(job: NewJob, payload: str, now: float) -> tuple[object, ...]:
+    """The parameters of _NEW_JOB and its guarded forms; available_at 0 means "now"."""
+    return (job.name, payload, job.max_attempts, job.available_at or now, job.key, job.owner_id, now)

@@ -1,0 +1,141 @@
+"""LISTEN/NOTIFY: enqueues announced on one channel, idle workers of every process woken by it.
+
+Announcing happens after the commit, from a connection of the pool, coalesced: at most one
+NOTIFY is in flight per process, and one more follows when work was announced meanwhile. Inside
+the writing transaction, NOTIFY would hold the server's notify-queue lock across the commit's
+fsync and so serialize every enqueue on the server. Listening uses a connection of its own; when
+it dies (a restart of the server, a proxy that cut it, a silent network), the listener notices
+through the connection's end or a failed probe, reconnects with backoff, and wakes everybody
+once to catch up on what it missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Final
+
+import asyncpg
+
+from adapters.postgres.access import Database
+from adapters.postgres.connection import DRIVER_ERRORS, connect
+from ports.clock import Clock
+from ports.errors import StoreError
+from ports.notices import WorkNotices
+
+log = logging.getLogger("vidrelay.postgres")
+
+CHANNEL: Final = "vidrelay_work"
+PROBE_SECONDS: Final = 30.0
+"""How often an idle listening connection proves it is still there."""
+_BACKOFF_FIRST, _BACKOFF_CAP = 0.1, 10.0
+
+
+class WorkNotifier:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._sending: asyncio.Task[None] | None = None
+        self._again = False
+
+    def announce(self) -> None:
+        """Work was committed: let the other processes know (soon, at most one NOTIFY in flight)."""
+        if self._sending is not None and not self._sending.done():
+            self._again = True
+            return
+        self._sending = asyncio.create_task(self._send(), name="vidrelay-pg-notify")
+
+    async def _send(self) -> None:
+        while True:
+            self._again = False
+            try:
+                await self._db.execute("SELECT pg_notify($1, '')", CHANNEL)
+            except StoreError as error:
+                # The others find the work when their timers fire: a lost wake-up delays, never loses.
+                log.warning("postgres: could not announce new work: %s", error)
+            if not self._again:
+                return
+
+    async def close(self) -> None:
+        if self._sending is not None:
+            await asyncio.gather(self._sending, return_exceptions=True)
+
+
+class WorkListener(WorkNotices):
+    def __init__(self, dsn: str, clock: Clock, probe_seconds: float = PROBE_SECONDS) -> None:
+        self._dsn = dsn
+        self._clock = clock
+        self._probe_seconds = probe_seconds
+        self._wakes: list[Callable[[], None]] = []
+        self._task: asyncio.Task[None] | None = None
+        self._connection: asyncpg.Connection | None = None
+        self.subscriptions = 0
+        """How many times a LISTEN was (re)established: for tests and logs."""
+
+    def on_work(self, wake: Callable[[], None]) -> None:
+        self._wakes.append(wake)
+        if self._task is None:
+            self._task = asyncio.create_task(self._listen_forever(), name="vidrelay-pg-listen")
+
+    def _wake_all(self) -> None:
+        for wake in list(self._wakes):
+            try:
+                wake()
+            except Exception:
+                log.exception("postgres: a wake-up callback failed")
+
+    def _on_notice(self, *_: object) -> None:
+        self._wake_all()
+
+    async def _listen_forever(self) -> None:
+        backoff = _BACKOFF_FIRST
+        while True:
+            lost = asyncio.Event()
+            try:
+                connection = await connect(self._dsn)
+            except StoreError as error:
+                log.warning("postgres: cannot listen for work (retry in %.1fs): %s", backoff, error)
+                await self._clock.sleep(backoff)
+                backoff = min(backoff * 2, _BACKOFF_CAP)
+                continue
+            try:
+                connection.add_termination_listener(lambda _, ended=lost: ended.set())
+                await connection.add_listener(CHANNEL, self._on_notice)
+                self._connection = connection
+                self.subscriptions += 1
+                if self.subscriptions > 1:
+                    log.warning("postgres: listening for work again; catching up")
+                backoff = _BACKOFF_FIRST
+                self._wake_all()  # whatever was announced while nobody listened
+                await self._until_lost(connection, lost)
+            except DRIVER_ERRORS as error:
+                log.warning("postgres: the listening connection failed: %s", error)
+            finally:
+                self._connection = None
+                with contextlib.suppress(*DRIVER_ERRORS):
+                    connection.terminate()
+
+    async def _until_lost(self, connection: asyncpg.Connection, lost: asyncio.Event) -> None:
+        """Return when the connection ended or stopped answering."""
+        while not lost.is_set():
+            waiting = asyncio.create_task(lost.wait())
+            sleeping = asyncio.create_task(self._clock.sleep(self._probe_seconds))
+            try:
+                await asyncio.wait({waiting, sleeping}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiting.cancel()
+                sleeping.cancel()
+            if not lost.is_set():
+                await connection.fetchval("SELECT 1", timeout=self._probe_seconds)
+
+    @property
+    def backend_pid(self) -> int | None:
+        """The server process serving the LISTEN (tests terminate it to cut the connection)."""
+        return None if self._connection is None else self._connection.get_server_pid()
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None

@@ -1,0 +1,102 @@
+"""Every store port on one PostgreSQL database, for one ingest process and many workers on many
+machines: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings)
+over one pool.
+
+Unlike SQLite there is no single-instance lock: any number of processes share the database, and
+the leases, fencing tokens and dead-holder rule of the queue are what keep them apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Final
+
+from adapters.clock import SystemClock
+from adapters.postgres.access import Database
+from adapters.postgres.blobs import PostgresBlobIndex
+from adapters.postgres.caches import PostgresHandledUrls, PostgresInfoCache
+from adapters.postgres.chat_settings import PostgresChatSettings
+from adapters.postgres.claims import ClaimBatcher
+from adapters.postgres.connection import DRIVER_ERRORS, connect, masked, open_pool
+from adapters.postgres.failed_jobs import PostgresFailedJobs, PostgresUserQuota
+from adapters.postgres.jobs import PostgresJobQueue
+from adapters.postgres.notices import WorkListener, WorkNotifier
+from adapters.postgres.pending import PostgresPending
+from adapters.postgres.schema import MIGRATIONS, Migration, migrate
+from adapters.postgres.secrets import PostgresInstallSecrets
+from ports.clock import Clock
+from ports.errors import StoreError
+from ports.notices import WorkNotices
+from ports.store import Store
+
+DEFAULT_POOL_SIZE: Final = 4
+"""Connections per process besides the listening one: the workers' claims share one round trip,
+so a few serve the handlers' enqueues, the heartbeats and the finishing writes."""
+
+
+class PostgresStore(
+    PostgresJobQueue,
+    PostgresFailedJobs,
+    PostgresUserQuota,
+    PostgresPending,
+    PostgresBlobIndex,
+    PostgresInfoCache,
+    PostgresHandledUrls,
+    PostgresInstallSecrets,
+    PostgresChatSettings,
+    WorkNotices,
+    Store,
+):
+    def __init__(self, db: Database, node: str, listener: WorkListener) -> None:
+        """Use `PostgresStore.open`."""
+        self._db = db
+        self._node = node
+        self._claims = ClaimBatcher(db)
+        self._notifier = WorkNotifier(db)
+        self._listener = listener
+        self._closed = False
+
+    @classmethod
+    async def open(
+        cls,
+        dsn: str,
+        *,
+        node: str,
+        pool_size: int = DEFAULT_POOL_SIZE,
+        clock: Clock | None = None,
+        migrations: Sequence[Migration] = MIGRATIONS,
+    ) -> PostgresStore:
+        """Connect, migrate (once, whoever starts first), open the pool.
+
+        `node` names this process's blob folder (its bytes are its own, see blobs.py). StoreError
+        (its message masks the password) when the database cannot be used; StoreRefused when it
+        is not ours to touch."""
+        connection = await connect(dsn)
+        try:
+            await migrate(connection, migrations)
+        except DRIVER_ERRORS as error:
+            raise StoreError(f"cannot prepare the PostgreSQL database {masked(dsn)}: {error}") from error
+        finally:
+            await connection.close()
+        pool = await open_pool(dsn, pool_size)
+        return cls(Database(pool), node, WorkListener(dsn, clock or SystemClock()))
+
+    def on_work(self, wake: Callable[[], None]) -> None:
+        self._listener.on_work(wake)
+
+    @property
+    def listener(self) -> WorkListener:
+        return self._listener
+
+    async def close(self) -> None:
+        """Finish the round trips already submitted, then close every connection."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._listener.close()
+        await self._claims.close()
+        await self._notifier.close()
+        try:
+            await self._db.pool.close()
+        except DRIVER_ERRORS as error:
+            raise StoreError(f"closing the PostgreSQL pool failed: {error}") from error

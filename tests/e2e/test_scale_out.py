@@ -1,0 +1,119 @@
+"""The bot split over PostgreSQL, as real processes: one `--role ingest`, two `--role worker`
+(each on its own data folder), the fake Bot API and the local video site.
+
+Each link is delivered exactly once, whichever worker takes it; a second ingest, or a database
+that cannot be reached, refuses the start with one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from testkit.bot_process import BotProcess, bot_environment
+from testkit.telegram import Chat, FakeBotApi
+from testkit.video_site import VideoServer
+from testkit.video_site.behaviours import Body
+from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_user, sha256_of
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass
+class Deployment:
+    api: FakeBotApi
+    site: VideoServer
+    dsn: str
+    ingest: BotProcess
+    workers: list[BotProcess]
+
+
+@pytest.fixture
+async def deployment(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Deployment]:
+    async with VideoServer(CLIPS_DIR) as site, FakeBotApi() as api:
+
+        def process(role: str, name: str) -> BotProcess:
+            env = bot_environment(
+                api,
+                tmp_path / name,
+                VIDRELAY_STORE="postgres",
+                VIDRELAY_DATABASE_URL=pg_dsn,
+            )
+            return BotProcess(env, tmp_path / f"{name}.log", role=role)
+
+        ingest = process("ingest", "ingest")
+        workers = [process("worker", f"worker-{n}") for n in range(2)]
+        made = Deployment(api, site, pg_dsn, ingest, workers)
+        try:
+            await ingest.start(api)
+            for worker in workers:
+                await worker.spawn()
+            yield made
+        finally:
+            for bot in (ingest, *workers):
+                await bot.close()
+            _print_logs(tmp_path)
+
+
+def _print_logs(folder: Path) -> None:
+    """Shown by pytest only when a test failed: what each process said."""
+    for log in sorted(folder.glob("*.log")):
+        print(f"==== {log.name}\n{log.read_text(errors='replace')[-6000:]}")
+
+
+async def test_eight_links_from_eight_chats_are_each_delivered_exactly_once(deployment: Deployment) -> None:
+    api, site = deployment.api, deployment.site
+    clip = site.clip("short")
+    sent = []
+    for n in range(8):
+        user = new_user()
+        site.set_route(f"/scale/{n}.mp4", Body(clip.read_bytes(), "video/mp4"))
+        sent.append((user, api.send_text(Chat.private(user), user, site.url(f"/scale/{n}.mp4"))))
+
+    for user, message in sent:
+        video = await api.wait_for(
+            lambda u=user, m=message: next((v for v in api.videos(u.id) if v.reply_to == m), None),
+            timeout=WAIT_SECONDS,
+        )
+        assert video.sha256 == sha256_of(clip)
+    for user, message in sent:
+        assert [v.reply_to for v in api.videos(user.id)] == [message]  # exactly once
+    assert deployment.ingest.running
+    assert all(w.running for w in deployment.workers)
+
+
+async def test_a_second_ingest_on_the_database_is_refused_with_one_line(
+    deployment: Deployment, tmp_path: Path
+) -> None:
+    env = bot_environment(
+        deployment.api, tmp_path / "second", VIDRELAY_STORE="postgres", VIDRELAY_DATABASE_URL=deployment.dsn
+    )
+    second = BotProcess(env, tmp_path / "second.log", role="ingest")
+    await second.spawn()
+
+    assert await second.wait(timeout=WAIT_SECONDS) == 2
+    [line] = second.log().strip().splitlines()
+    assert line.startswith("vidrelay: another vidrelay ingest is running on this database (vidrelay ingest ")
+    assert f"pid {deployment.ingest.pid})" in line
+    assert deployment.ingest.running
+
+
+@pytest.mark.parametrize("role", ["all", "ingest", "worker"])
+async def test_an_unreachable_database_refuses_the_start_with_one_masked_line(
+    tmp_path: Path, role: str
+) -> None:
+    async with FakeBotApi() as api:
+        dsn = "postgresql://vidrelay:s3cret-pw@127.0.0.1:9/vidrelay"  # port 9: nothing listens
+        env = bot_environment(api, tmp_path / "data", VIDRELAY_STORE="postgres", VIDRELAY_DATABASE_URL=dsn)
+        bot = BotProcess(env, tmp_path / "bot.log", role=role)
+        await bot.spawn()
+
+        assert await bot.wait(timeout=WAIT_SECONDS) == 2
+    [line] = bot.log().strip().splitlines()
+    assert line.startswith(
+        "vidrelay: cannot connect to PostgreSQL at postgresql://vidrelay:***@127.0.0.1:9/vidrelay"
+    )
+    assert "s3cret-pw" not in line

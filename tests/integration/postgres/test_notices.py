@@ -1,0 +1,96 @@
+"""LISTEN/NOTIFY between processes sharing one database, and a listening connection cut for real."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+
+from adapters.postgres import PostgresStore
+from ports.jobs import NewJob
+
+NOW = 1_700_000_000.0
+WAIT = 20.0
+
+
+class Wakes:
+    def __init__(self) -> None:
+        self.count = 0
+        self._changed = asyncio.Event()
+
+    def __call__(self) -> None:
+        self.count += 1
+        self._changed.set()
+
+    async def beyond(self, count: int) -> None:
+        """Until more than `count` wake-ups happened."""
+        while self.count <= count:
+            self._changed.clear()
+            await asyncio.wait_for(self._changed.wait(), WAIT)
+
+
+@pytest.fixture
+async def pair(pg_dsn: str) -> AsyncIterator[tuple[PostgresStore, PostgresStore]]:
+    worker = await PostgresStore.open(pg_dsn, node="worker")
+    ingest = await PostgresStore.open(pg_dsn, node="ingest")
+    yield worker, ingest
+    await worker.close()
+    await ingest.close()
+
+
+async def test_an_enqueue_in_another_process_wakes_the_idle_workers(
+    pair: tuple[PostgresStore, PostgresStore],
+) -> None:
+    worker, ingest = pair
+    wakes = Wakes()
+    worker.on_work(wakes)
+    await wakes.beyond(0)  # the catch-up wake of the first subscription
+    before = wakes.count
+
+    await ingest.enqueue(NewJob("noop", {}, 3), NOW)
+
+    await wakes.beyond(before)
+
+
+async def test_a_retry_let_go_elsewhere_wakes_the_idle_workers(
+    pair: tuple[PostgresStore, PostgresStore],
+) -> None:
+    worker, ingest = pair
+    await ingest.enqueue(NewJob("noop", {}, 3), NOW)
+    job = await ingest.claim("ingest-side-worker", NOW, 30.0)
+    assert job is not None
+    wakes = Wakes()
+    worker.on_work(wakes)
+    await wakes.beyond(0)
+    before = wakes.count
+
+    await ingest.retry_later(job.lease, NOW + 5, "HTTP Error 503")
+
+    await wakes.beyond(before)
+    assert await worker.next_wakeup("worker", NOW) == NOW + 5
+
+
+async def test_a_cut_listening_connection_comes_back_and_catches_up(
+    pair: tuple[PostgresStore, PostgresStore], pg_dsn: str
+) -> None:
+    worker, ingest = pair
+    wakes = Wakes()
+    worker.on_work(wakes)
+    await wakes.beyond(0)
+    killer = await asyncpg.connect(pg_dsn)
+    try:
+        assert await killer.fetchval("SELECT pg_terminate_backend($1)", worker.listener.backend_pid)
+        await ingest.enqueue(NewJob("noop", {"while": "cut"}, 3), NOW)  # nobody listens right now
+
+        while worker.listener.subscriptions < 2:
+            await wakes.beyond(wakes.count)
+    finally:
+        await killer.close()
+    after_reconnect = wakes.count
+
+    await ingest.enqueue(NewJob("noop", {"after": "cut"}, 3), NOW)
+
+    await wakes.beyond(after_reconnect)
+    assert worker.listener.subscriptions == 2
