@@ -17,6 +17,7 @@ from pathlib import Path
 
 from aiogram import Bot
 from dependency_injector import containers, providers
+from prometheus_client import CollectorRegistry
 from pydantic import SecretStr
 
 from adapters.clock import SystemClock
@@ -26,6 +27,7 @@ from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.net.resolver import SystemResolver
+from adapters.prometheus.metrics import PrometheusMetrics
 from adapters.sqlite.store import SqliteStore
 from adapters.telegram.flood import FloodControl
 from adapters.telegram.messenger import TelegramMessenger
@@ -62,11 +64,14 @@ from core.trust.keys import InstallKeys
 from core.trust.settings_access import SettingsAccess
 from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
+from entrypoints.bot.health import Liveness
+from entrypoints.bot.metrics import Observed
 from entrypoints.node import node_name, worker_id
 from entrypoints.settings import Settings
 from ports.clock import Clock
 from ports.net import HostResolver
 from ports.store import Store
+from ports.telemetry import ApiEvents
 
 
 async def _memory_store() -> AsyncIterator[Store]:
@@ -104,11 +109,11 @@ async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncItera
 
 
 async def _bot(
-    token: SecretStr | None, api_url: str, local_mode: bool, flood: FloodControl
+    token: SecretStr | None, api_url: str, local_mode: bool, flood: FloodControl, events: ApiEvents
 ) -> AsyncIterator[Bot]:
     if token is None:
         raise RuntimeError("the bot was asked for without VIDRELAY_BOT_TOKEN; `vidrelay run` checks it first")
-    bot = make_bot(token.get_secret_value(), api_url, local_mode, flood=flood)
+    bot = make_bot(token.get_secret_value(), api_url, local_mode, flood=flood, events=events)
     try:
         yield bot
     finally:
@@ -187,12 +192,15 @@ class Container(containers.DeclarativeContainer):
     flood = providers.Singleton(FloodControl, clock)
     """Every Bot API call's pacing; the core asks its pacer (`pacing`) before it sends."""
     pacing = flood.provided.pacer
+    # One registry per container (so per process, and per test): never prometheus' global default.
+    metrics = providers.Singleton(PrometheusMetrics, providers.Singleton(CollectorRegistry))
     bot = providers.Resource(
         _bot,
         settings.provided.bot_token,
         settings.provided.telegram_api_url,
         settings.provided.telegram_local_mode,
         flood,
+        metrics,
     )
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     new_id = providers.Object(_short_id)
@@ -216,6 +224,7 @@ class Container(containers.DeclarativeContainer):
         random,
         providers.Singleton(worker_id),
         providers.Singleton(CircuitBreakers),
+        metrics,
     )
 
     # The signing secret lives in the store: every process sharing it signs alike.
@@ -259,6 +268,7 @@ class Container(containers.DeclarativeContainer):
         thumbnails=providers.Singleton(Thumbnails, transcoder, blob_files),
         logs=log_views,
         turns=providers.Singleton(VideoTurns, pacing, clock),
+        deliveries=metrics,
     )
     download = providers.Singleton(
         DownloadVideo,
@@ -325,6 +335,17 @@ class Container(containers.DeclarativeContainer):
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)
+    liveness = providers.Singleton(Liveness)
+    observed = providers.Singleton(
+        Observed,
+        status,
+        metrics,
+        engine,
+        engine.provided.breakers,
+        update_status.provided.outcomes,
+        clock,
+        liveness,
+    )
     chat_settings = providers.Singleton(
         ChatSettingsService,
         store,

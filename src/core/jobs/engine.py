@@ -31,11 +31,13 @@ from core.jobs.registry import (
     RetryNotice,
 )
 from core.lifecycle import DeadLetter, Failed, Random, RetryPolicy, decide_after_failure
+from core.telemetry import Unobserved
 from ports.clock import Clock
 from ports.errors import ShutdownAbort
 from ports.jobs import Guard, Job, NewJob, SingletonGuard
 from ports.json import Payload
 from ports.queue import JobQueue
+from ports.telemetry import JobEvents
 
 log = logging.getLogger("vidrelay.engine")
 
@@ -62,6 +64,7 @@ class Engine:
         random: Random,
         worker_id: str,
         breakers: CircuitBreakers | None = None,
+        events: JobEvents | None = None,
     ) -> None:
         self._store = store
         self._clock = clock
@@ -70,6 +73,9 @@ class Engine:
         self._random = random
         self._worker_id = worker_id
         self.breakers = breakers or CircuitBreakers()
+        self._events: JobEvents = events or Unobserved()
+        self._claimed_at: dict[int, float] = {}
+        """When each succeeded job awaiting its row's deletion was claimed (claim-to-done time)."""
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._workers: list[asyncio.Task[None]] = []
@@ -84,6 +90,7 @@ class Engine:
     async def enqueue(self, job: NewJob, guard: Guard | None = None) -> int | None:
         job_id = await self._store.enqueue(job, self._clock.now(), guard)
         if job_id is not None:
+            self._events.job_enqueued(job.name)
             self.wake()
         return job_id
 
@@ -120,6 +127,15 @@ class Engine:
     @property
     def in_flight(self) -> int:
         return len(self._running)
+
+    @property
+    def worker_count(self) -> int:
+        """Worker tasks the engine has while it runs."""
+        return self._config.concurrency
+
+    @property
+    def live_workers(self) -> int:
+        return sum(1 for worker in self._workers if not worker.done())
 
     # Lifecycle ---------------------------------------------------------------------------
 
@@ -231,6 +247,7 @@ class Engine:
             await self._store.release(job.lease, self._clock.now())
             return None
         log.info("job started", extra=_log_fields(job))
+        claimed_at = self._clock.now()
 
         async def save(payload: Payload) -> None:
             await self._store.update_payload(job.lease, payload)
@@ -248,7 +265,10 @@ class Engine:
             return None
         finally:
             self._running.pop(job.id, None)
-        return await self._settle_outcome(job, job_type, context, outcome)
+        succeeded = await self._settle_outcome(job, job_type, context, outcome)
+        if succeeded is not None:
+            self._claimed_at[job.id] = claimed_at
+        return succeeded
 
     async def _abandon(self, job: Job, task: asyncio.Future[JobOutcome]) -> None:
         """Shutdown: kill the attempt, refund it, keep the row for the next boot."""
@@ -292,6 +312,7 @@ class Engine:
         return None
 
     async def _complete(self, job: Job) -> None:
+        claimed_at = self._claimed_at.pop(job.id, None)
         try:
             await self._store.complete(job.lease)
         except Exception:
@@ -299,6 +320,7 @@ class Engine:
             log.exception("job done, but its row could not be deleted", extra=_log_fields(job))
             return
         self.stats["completed"] += 1
+        self._events.job_completed(job.name, self._clock.now() - claimed_at if claimed_at else 0.0)
         log.info("job done", extra=_log_fields(job))
 
     async def _after_failure(
@@ -321,6 +343,7 @@ class Engine:
             await _contained(job_type.on_retry(RetryNotice(context, failure, job.attempts + 1)), job)
         await self._store.retry_later(job.lease, decision.available_at, _error_text(failure))
         self.stats["retried"] += 1
+        self._events.job_retried(job.name)
         log.warning(
             "job failed, retry in %.1fs: %s",
             decision.available_at - now,
@@ -335,6 +358,7 @@ class Engine:
         if await self._store.dead_letter(job.lease, text, self._clock.now()) is None:
             return
         self.stats["dead_lettered"] += 1
+        self._events.job_dead(job.name)
         log.error("job dead-lettered: %s", reason, extra=_log_fields(job))
         if job_type and job_type.on_dead:
             await _contained(job_type.on_dead(DeadJob(job, reason, failure)), job)

@@ -14,6 +14,7 @@ from core.pipeline.request import DownloadRequest
 from core.pipeline.turns import VideoTurns
 from core.trust.migrations import may_migrate
 from ports.blobs import BlobRecord
+from ports.clock import Clock
 from ports.messenger import (
     AudioFile,
     AudioMeta,
@@ -26,6 +27,7 @@ from ports.messenger import (
     VideoFile,
     VideoMeta,
 )
+from ports.telemetry import DeliveryEvents
 
 
 class ChatDestination(Destination, AudioDestination):
@@ -37,8 +39,12 @@ class ChatDestination(Destination, AudioDestination):
         replies: Replies,
         turns: VideoTurns,
         confirm_longer_than_seconds: float,
+        deliveries: DeliveryEvents,
+        clock: Clock,
     ) -> None:
         self._request = request
+        self._deliveries = deliveries
+        self._clock = clock
         self._messenger = messenger
         self._parking = parking
         self._replies = replies
@@ -89,4 +95,6 @@ class ChatDestination(Destination, AudioDestination):
         request.chat_id, request.chat_type = moved_to, "supergroup"
 
     async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
+        if self._request.posted_at is not None:
+            self._deliveries.video_delivered(self._clock.now() - self._request.posted_at)
         return Success(None)

@@ -73,6 +73,8 @@ class DownloadVideo:
             self._replies,
             self._s.turns,
             self._config.confirm_longer_than_seconds,
+            self._s.deliveries,
+            self._s.clock,
         )
         if request.audio:
             return await self._audio.deliver(entries[index], destination, report)

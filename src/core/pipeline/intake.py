@@ -46,6 +46,8 @@ class IncomingMessage:
     """An edit of a message sent earlier: it may re-run only a message the bot read."""
     audio: bool | None = None
     """True: the sound only (/audio); False: the video (/video); None: as the chat chose."""
+    posted_at: float | None = None
+    """Telegram's date of the message (of the edit, for an edit)."""
 
 
 @dataclass
@@ -170,4 +172,5 @@ def _request(message: IncomingMessage, url: str, chosen: ChatSettings) -> Downlo
         max_height=chosen.max_height,
         ask_long=chosen.ask_long_videos,
         ask_longer_than=chosen.ask_longer_than_seconds,
+        posted_at=message.posted_at,
     )

@@ -28,6 +28,7 @@ from returns.result import Failure, Success
 
 from adapters.telegram.account import TelegramAccount, token_problem
 from core.startup import reach_chat_service
+from entrypoints.bot.health import Liveness
 from entrypoints.bot.metrics import start_metrics
 from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
@@ -89,24 +90,30 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
         engine = await container.engine.async_()
         dispatcher = await container.dispatcher.async_()
         bot = await container.bot.async_()
-        if (refused_code := await _reach_telegram(container, bot, stop)) is not None:
-            return refused_code
-        if role != "ingest":
-            if isinstance(store, WorkNotices):
-                store.on_work(engine.wake)
-            await engine.start()
-        metrics = await start_metrics(await container.status.async_(), settings.metrics_port)
+        observed = await container.observed.async_()
+        observed.liveness.expect(updates=role != "worker", jobs=role != "ingest")
+        # Up before Telegram is reached: /healthz says why not yet, /metrics counts the errors.
+        metrics = await start_metrics(observed, settings.metrics_port)
         try:
-            if role == "worker":
-                await stop.wait()
-                return EXIT_OK
-            code = await _receive_updates(settings, dispatcher, bot, webhook, stop)
-            return EXIT_FATAL if ingest_lock is not None and ingest_lock.lost.is_set() else code
+            if (refused_code := await _reach_telegram(container, bot, stop)) is not None:
+                return refused_code
+            if role != "ingest":
+                if isinstance(store, WorkNotices):
+                    store.on_work(engine.wake)
+                await engine.start()
+            try:
+                if role == "worker":
+                    await stop.wait()
+                    return EXIT_OK
+                code = await _receive_updates(settings, dispatcher, bot, webhook, stop, observed.liveness)
+                return EXIT_FATAL if ingest_lock is not None and ingest_lock.lost.is_set() else code
+            finally:
+                observed.liveness.stopped()
+                log.warning("stopping: in-flight jobs may finish for %ss", settings.shutdown_grace_seconds)
+                await engine.stop(settings.shutdown_grace_seconds)
+                # The videos are out; their logs' last edits may still be on their way.
+                await (await container.log_views.async_()).drain(LOG_DRAIN_SECONDS)
         finally:
-            log.warning("stopping: in-flight jobs may finish for %ss", settings.shutdown_grace_seconds)
-            await engine.stop(settings.shutdown_grace_seconds)
-            # The videos are out; their logs' last edits may still be on their way.
-            await (await container.log_views.async_()).drain(LOG_DRAIN_SECONDS)
             if metrics is not None:
                 await metrics.cleanup()
     finally:
@@ -168,10 +175,15 @@ async def _reach_telegram(container: Container, bot: Bot, stop: asyncio.Event) -
 
 
 async def _receive_updates(
-    settings: Settings, dispatcher: Dispatcher, bot: Bot, webhook: bool, stop: asyncio.Event
+    settings: Settings,
+    dispatcher: Dispatcher,
+    bot: Bot,
+    webhook: bool,
+    stop: asyncio.Event,
+    liveness: Liveness,
 ) -> int:
     if webhook:
-        return await _webhook(settings, dispatcher, bot, stop)
+        return await _webhook(settings, dispatcher, bot, stop, liveness)
     polling = asyncio.create_task(
         dispatcher.start_polling(
             bot,
@@ -180,6 +192,7 @@ async def _receive_updates(
             allowed_updates=dispatcher.resolve_used_update_types(),
         )
     )
+    liveness.polling(polling)
     stopping = asyncio.create_task(stop.wait())
     await asyncio.wait({polling, stopping}, return_when=asyncio.FIRST_COMPLETED)
     if polling.done():
@@ -195,7 +208,9 @@ async def _receive_updates(
     return EXIT_OK
 
 
-async def _webhook(settings: Settings, dispatcher: Dispatcher, bot: Bot, stop: asyncio.Event) -> int:
+async def _webhook(
+    settings: Settings, dispatcher: Dispatcher, bot: Bot, stop: asyncio.Event, liveness: Liveness
+) -> int:
     assert settings.webhook_url is not None
     assert settings.webhook_secret is not None
     secret = settings.webhook_secret.get_secret_value()
@@ -210,8 +225,10 @@ async def _webhook(settings: Settings, dispatcher: Dispatcher, bot: Bot, stop: a
     await bot.set_webhook(
         settings.webhook_url, secret_token=secret, allowed_updates=dispatcher.resolve_used_update_types()
     )
+    liveness.webhook(listening=True)
     try:
         await stop.wait()
     finally:
+        liveness.stopped()
         await runner.cleanup()
     return EXIT_OK
