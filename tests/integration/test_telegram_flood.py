@@ -33,19 +33,11 @@ from ports.messenger import MessengerError, VideoFile, VideoMeta
 from ports.pacing import Turn
 from testkit.telegram import DEFAULT_TOKEN, Chat, FakeBotApi, User
 from tests.support.clock import VirtualClock
+from tests.support.pacing import UNPACED as FAST
 
 ALICE = User(1337, "Alice")
 PRIVATE = Chat.private(ALICE)
 GROUP = Chat.group(-4001, "Friends")
-FAST = PacingPolicy(
-    private_per_second=1000,
-    private_burst=1000,
-    group_per_second=1000,
-    group_burst=1000,
-    group_per_window=1000,
-    overall_per_second=1000,
-    overall_burst=1000,
-)
 
 
 @pytest.fixture

@@ -28,7 +28,6 @@ from aiogram.exceptions import (
 from aiogram.methods import SendMessage
 
 from adapters.telegram.messenger import TelegramMessenger, to_messenger_error
-from adapters.telegram.pacing import PacingPolicy
 from adapters.telegram.session import make_bot
 from core.telegram_errors import (
     ApiVerdict,
@@ -40,16 +39,8 @@ from core.telegram_errors import (
 )
 from ports.messenger import Button, MessengerError, StoredVideo, VideoFile, VideoMeta
 from testkit.telegram import DEFAULT_TOKEN, Chat, FakeBotApi, User
+from tests.support.pacing import UNPACED
 
-UNPACED = PacingPolicy(
-    private_per_second=1000,
-    private_burst=1000,
-    group_per_second=1000,
-    group_burst=1000,
-    group_per_window=1000,
-    overall_per_second=1000,
-    overall_burst=1000,
-)
 ALICE = User(1337, "Alice", username="alice")
 BOB = User(4242, "Bob")
 PRIVATE = Chat.private(ALICE)

@@ -27,7 +27,6 @@ from dependency_injector import providers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.telegram.flood import PacingPolicy
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
 from entrypoints.container import Container
@@ -35,6 +34,7 @@ from testkit.telegram import DEFAULT_TOKEN, CallRecord, Chat, FakeBotApi, User
 from tests.support.clock import VirtualClock
 from tests.support.downloader import video
 from tests.support.hostile_updates import ADMIN, LONG, SHORT, UPDATE_KINDS, Stream, UpdateMade
+from tests.support.pacing import UNPACED
 from tests.support.world import faked_container
 
 EXAMPLES = 100
@@ -47,17 +47,6 @@ ENV = {
     "VIDRELAY_YTDLP_UPDATE_INTERVAL_SECONDS": "0",
     "VIDRELAY_YTDLP_TIMEOUT_SECONDS": "60",
 }
-UNPACED = PacingPolicy(
-    private_per_second=10**6,
-    private_burst=10**6,
-    group_per_second=10**6,
-    group_burst=10**6,
-    group_per_window=10**6,
-    overall_per_second=10**6,
-    overall_burst=10**6,
-)
-"""The stream is about containment, not pacing: its many messages to one group never wait (in
-real time, on this bot's own clock) for Telegram's minute."""
 LAST_USER = User(999_000_001, "Last")
 
 
