@@ -13,7 +13,6 @@ import secrets
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from aiogram import Bot
 from dependency_injector import containers, providers
@@ -24,11 +23,9 @@ from adapters.clock import SystemClock
 from adapters.ffmpeg.prober import FfprobeProber
 from adapters.ffmpeg.transcoder import FfmpegTranscoder
 from adapters.filesystem.blob_files import LocalBlobFiles
-from adapters.memory.store import MemoryStore
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.net.resolver import SystemResolver
 from adapters.prometheus.metrics import PrometheusMetrics
-from adapters.sqlite.store import SqliteStore
 from adapters.telegram.flood import FloodControl
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
@@ -53,6 +50,7 @@ from core.pipeline.inline import DownloadInline
 from core.pipeline.inline_lookup import InlineLookup
 from core.pipeline.inline_requests import InlineRequests
 from core.pipeline.intake import LinkIntake
+from core.pipeline.intake_retry import EnqueueRetries
 from core.pipeline.job_types import job_types
 from core.pipeline.periodic import Periodic, UpdateStatus
 from core.pipeline.services import PipelineConfig, Services
@@ -66,38 +64,12 @@ from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.bot.health import Liveness
 from entrypoints.bot.metrics import Observed
-from entrypoints.node import node_name, worker_id
+from entrypoints.node import worker_id
 from entrypoints.settings import Settings
-from ports.clock import Clock
+from entrypoints.stores import memory_store, postgres_store, sqlite_store
 from ports.net import HostResolver
 from ports.store import Store
 from ports.telemetry import ApiEvents
-
-
-async def _memory_store() -> AsyncIterator[Store]:
-    store = MemoryStore()
-    yield store
-    await store.close()
-
-
-async def _sqlite_store(path: Path, synchronous: str) -> AsyncIterator[Store]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    store = await SqliteStore.open(path, synchronous=synchronous)
-    try:
-        yield store
-    finally:
-        await store.close()
-
-
-async def _postgres_store(dsn: str, data_dir: Path, pool_size: int, clock: Clock) -> AsyncIterator[Store]:
-    # asyncpg comes with the `postgres` extra: only a deployment that chose it needs it.
-    from adapters.postgres import PostgresStore  # noqa: PLC0415
-
-    store = await PostgresStore.open(dsn, node=node_name(data_dir), pool_size=pool_size, clock=clock)
-    try:
-        yield store
-    finally:
-        await store.close()
 
 
 async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncIterator[ForwardProxy]:
@@ -140,14 +112,14 @@ class Container(containers.DeclarativeContainer):
     random = providers.Object(random.random)
     store = providers.Selector(
         settings.provided.store,
-        memory=providers.Resource(_memory_store),
+        memory=providers.Resource(memory_store),
         sqlite=providers.Resource(
-            _sqlite_store,
+            sqlite_store,
             path=settings.provided.sqlite_path,
             synchronous=settings.provided.sqlite_synchronous,
         ),
         postgres=providers.Resource(
-            _postgres_store,
+            postgres_store,
             settings.provided.database_dsn,
             settings.provided.data_dir,
             settings.provided.database_pool_size,
@@ -205,9 +177,10 @@ class Container(containers.DeclarativeContainer):
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     new_id = providers.Object(_short_id)
 
-    # The job engine. SQLite and memory serve one process, so boot recovery of leases stays on
-    # there: every lease found at boot belongs to a dead process. On PostgreSQL other workers
-    # are alive: their rows come back only through the dead-holder rule.
+    # The job engine. SQLite and memory serve one process (`vidrelay run` holds the data
+    # folder's instance lock), so EngineConfig's sole_instance is on there: at boot, every other
+    # holder of a row is dead, and its rows come back through the crash-attribution rule. On
+    # PostgreSQL other workers are alive: their rows come back only through the dead-holder rule.
     registry = providers.Singleton(JobRegistry)
     bare_engine = providers.Singleton(
         Engine,
@@ -219,7 +192,9 @@ class Container(containers.DeclarativeContainer):
             concurrency=settings.provided.job_concurrency,
             max_attempts=settings.provided.max_attempts,
             retry=providers.Singleton(RetryPolicy, base_seconds=settings.provided.retry_base_seconds),
-            recover_leases_on_boot=settings.provided.single_process_store,
+            lease_seconds=settings.provided.lease_seconds,
+            heartbeat_seconds=settings.provided.heartbeat_seconds,
+            sole_instance=settings.provided.single_process_store,
         ),
         random,
         providers.Singleton(worker_id),
@@ -313,6 +288,14 @@ class Container(containers.DeclarativeContainer):
     engine = providers.Singleton(_with_jobs, bare_engine, registry, jobs)
 
     # What the entrypoints use: each depends on `engine`, so the job list is registered first.
+    enqueue_retries = providers.Singleton(
+        EnqueueRetries,
+        engine,
+        messenger,
+        clock,
+        random,
+        budget_seconds=settings.provided.intake_retry_seconds,
+    )
     intake = providers.Singleton(
         LinkIntake,
         engine,
@@ -321,6 +304,7 @@ class Container(containers.DeclarativeContainer):
         store,
         clock,
         store,
+        enqueue_retries,
         log_views,
         store,
         max_queued_per_user=settings.provided.max_queued_per_user,

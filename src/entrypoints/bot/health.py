@@ -1,8 +1,9 @@
 """Is this process doing its work? What `/healthz` answers, and Docker's HEALTHCHECK reads.
 
-Healthy means: updates come in (the polling loop runs, or the webhook server listens) and every
-worker task the engine should have is alive — each as far as this process's role asks for it (an
-ingest runs no jobs, a worker receives no updates). A bot that lost either one looks fine from
+Healthy means: updates come in (the polling loop runs, or the webhook server listens), every
+worker task the engine should have is alive (one restarting after a crash gets a short grace),
+each as far as this process's role asks for it (an ingest runs no jobs, a worker receives no
+updates), and the store takes writes. A bot that lost any of these looks fine from
 outside — the process is up, the port answers — while links pile up unanswered: exactly what a
 health check is for.
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 from typing import Protocol
+
+from core.jobs.health import EngineHealth
 
 
 class Liveness:
@@ -48,11 +51,11 @@ class Workers(Protocol):
         """How many worker tasks the engine should have while it runs."""
         ...
 
+    def health(self) -> EngineHealth: ...
+
 
 def health_problem(liveness: Liveness, workers: Workers) -> str | None:
     """Why this process is unhealthy, in a few words; None when it is healthy."""
     if liveness.receives_updates and not liveness.receiving:
         return "not receiving updates (polling or the webhook server is not running)"
-    if liveness.runs_jobs and workers.live_workers < workers.worker_count:
-        return f"{workers.live_workers} of {workers.worker_count} workers alive"
-    return None
+    return workers.health().problem(runs_jobs=liveness.runs_jobs)

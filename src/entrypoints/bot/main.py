@@ -5,11 +5,14 @@ deployment may split them: one `ingest` process turns updates into jobs (Telegra
 updates to one poller only, so a second ingest is refused), any number of `worker` processes
 run the jobs and never poll Telegram.
 
-Start order: store → Telegram's getMe (asked again with a capped backoff while Telegram does not
-answer; a refused token exits 2) → engine (boot recovery, dead-lettering of jobs that killed
-earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop polling → stop claiming and let
-in-flight jobs finish for the grace period → the log messages' last edits (a few seconds) →
-close. A polling loop that dies is fatal: logged, exit 1.
+Start order (on a one-process store, `vidrelay run` holds the data folder's lock before this:
+see entrypoints/commands.py) → store (a file that is not ours, or a database that cannot be
+reached, exits 2) → Telegram's getMe (asked again with a capped backoff while Telegram does not
+answer; a refused token exits 2) → engine (crash attribution of a dead previous process's jobs,
+dead-lettering of jobs that killed earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop
+polling → stop claiming, let in-flight jobs and links still waiting for the store finish for the
+grace period → the log messages' last edits (a few seconds) → close. A polling loop that dies
+is fatal: logged, exit 1.
 """
 
 from __future__ import annotations
@@ -109,8 +112,10 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
                 return EXIT_FATAL if ingest_lock is not None and ingest_lock.lost.is_set() else code
             finally:
                 observed.liveness.stopped()
-                log.warning("stopping: in-flight jobs may finish for %ss", settings.shutdown_grace_seconds)
-                await engine.stop(settings.shutdown_grace_seconds)
+                grace = settings.shutdown_grace_seconds
+                log.warning("stopping: in-flight jobs may finish for %ss", grace)
+                intake = await container.intake.async_()
+                await asyncio.gather(engine.stop(grace), intake.close(grace))
                 # The videos are out; their logs' last edits may still be on their way.
                 await (await container.log_views.async_()).drain(LOG_DRAIN_SECONDS)
         finally:
