@@ -8,6 +8,7 @@ the leases, fencing tokens and dead-holder rule of the queue are what keep them 
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Sequence
 from typing import Final
 
@@ -47,12 +48,13 @@ class PostgresStore(
     WorkNotices,
     Store,
 ):
-    def __init__(self, db: Database, node: str, listener: WorkListener) -> None:
+    def __init__(self, db: Database, claims_db: Database, node: str, listener: WorkListener) -> None:
         """Use `PostgresStore.open`."""
         self._db = db
+        self._claims_db = claims_db
         self._node = node
-        self._claims = ClaimBatcher(db)
-        self._notifier = WorkNotifier(db)
+        self._claims = ClaimBatcher(claims_db)
+        self._notifier = WorkNotifier(db, listener.token, listener.wake_all)
         self._listener = listener
         self._closed = False
 
@@ -79,7 +81,19 @@ class PostgresStore(
         finally:
             await connection.close()
         pool = await open_pool(dsn, pool_size)
-        return cls(Database(pool), node, WorkListener(dsn, clock or SystemClock()))
+        try:
+            # The workers' claims run one round trip at a time on a connection of their own, so
+            # a burst of enqueues holding every pooled connection never delays the next claim.
+            claims_pool = await open_pool(dsn, 1)
+        except BaseException:
+            await pool.close()
+            raise
+        return cls(
+            Database(pool),
+            Database(claims_pool),
+            node,
+            WorkListener(dsn, clock or SystemClock(), secrets.token_hex(8)),
+        )
 
     def on_work(self, wake: Callable[[], None]) -> None:
         self._listener.on_work(wake)
@@ -97,6 +111,7 @@ class PostgresStore(
         await self._claims.close()
         await self._notifier.close()
         try:
+            await self._claims_db.pool.close()
             await self._db.pool.close()
         except DRIVER_ERRORS as error:
             raise StoreError(f"closing the PostgreSQL pool failed: {error}") from error
