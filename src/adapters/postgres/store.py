@@ -31,8 +31,9 @@ from ports.notices import WorkNotices
 from ports.store import Store
 
 DEFAULT_POOL_SIZE: Final = 4
-"""Connections per process besides the listening one: the workers' claims share one round trip,
-so a few serve the handlers' enqueues, the heartbeats and the finishing writes."""
+"""Connections per process besides the listening one and the claims' one (all of the workers'
+claims share one round trip at a time): these serve the handlers' enqueues, the heartbeats and
+the other finishing writes."""
 
 
 class PostgresStore(
