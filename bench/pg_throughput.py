@@ -273,7 +273,7 @@ async def setup_vidrelay(args: argparse.Namespace) -> Side:
 
     store = await PostgresStore.open(args.dsn, node=f"bench-{os.getpid()}", pool_size=_POOL)
     registry = JobRegistry([JobType("noop", noop, timeout_seconds=60.0)])
-    config = EngineConfig(concurrency=args.concurrency, recover_leases_on_boot=False)
+    config = EngineConfig(concurrency=args.concurrency, sole_instance=False)
     engine = Engine(store, SystemClock(), registry, config, random.random, worker_id=uuid.uuid4().hex)
 
     async def start() -> None:

@@ -1,13 +1,17 @@
 """The life of a job as a pure state machine: (state, event) → (state, effect).
 
-    queued ──claim──▶ running ──succeed──▶ done
-      ▲                 │ ├──fail (transient, attempts left)──▶ retry_scheduled ──due──▶ queued
-      │                 │ ├──fail (permanent or exhausted)────▶ dead
-      └──abort/pause────┘ └──process died (lease lost)────────▶ queued (attempt spent)
+    queued ──claim──▶ running ──succeed──────────────────────────────▶ done
+      ▲    └─(attempts spent)─▶ dead  ├─fail (transient, attempts left)─▶ queued, later
+      │                               ├─fail (permanent, or the last attempt)─▶ dead
+      └────────release (shutdown)─────┘
 
-Attempts are written ahead: the claim spends one before the work starts, so a job that kills
-its process (no error handler ever runs) still runs out of attempts. A queued job whose
-attempts are already spent is given up at the next look (boot), never claimed again.
+The engine builds the state from the row it claimed, feeds in what happened, and applies the
+effect through the store. Attempts are written ahead: the claim spends one before the work
+starts, so a job that kills its process (no event ever arrives) still runs out of attempts, and
+the next claim of a job whose attempts are spent buries it without running it. Which death
+charges which job is the store's rule (ports.queue: a worker that dies with several jobs in
+flight is charged for none). A periodic job is never dead-lettered: when it fails or is spent it
+is simply done, and its next tick runs it afresh.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ports.jobs import Job
+
 Random = Callable[[], float]
 """A uniform draw from [0, 1)."""
 
@@ -23,7 +29,6 @@ Random = Callable[[], float]
 class Phase(enum.Enum):
     QUEUED = "queued"
     RUNNING = "running"
-    RETRY_SCHEDULED = "retry_scheduled"
     DONE = "done"
     DEAD = "dead"
 
@@ -39,6 +44,14 @@ class JobState:
     max_attempts: int
     available_at: float = 0.0
     error: str | None = None
+    periodic: bool = False
+
+    @classmethod
+    def before_claim(cls, job: Job, *, periodic: bool = False) -> JobState:
+        """The row as it was before the claim that handed it out (which spent one attempt)."""
+        return cls(
+            Phase.QUEUED, max(job.attempts - 1, 0), job.max_attempts, job.available_at, periodic=periodic
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +75,14 @@ def backoff_delay(attempt: int, policy: RetryPolicy, random: Random) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Claimed:
-    now: float
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """The claimed row cannot run at all (no job type has its name)."""
+
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,25 +101,20 @@ class Failed:
 
 @dataclass(frozen=True, slots=True)
 class Released:
-    """Stopped without failing (shutdown, a paused site): the attempt is refunded."""
+    """Stopped without failing (shutdown): the attempt is refunded."""
 
     available_at: float
 
 
-@dataclass(frozen=True, slots=True)
-class LeaseLost:
-    """The process running the job died; its attempt stays spent."""
-
-
-@dataclass(frozen=True, slots=True)
-class Due:
-    now: float
-
-
-Event = Claimed | Succeeded | Failed | Released | LeaseLost | Due
+Event = Claimed | Rejected | Succeeded | Failed | Released
 
 
 # Effects ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,16 +139,11 @@ class DeadLetter:
 
 
 @dataclass(frozen=True, slots=True)
-class Run:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
 class Nothing:
     pass
 
 
-Effect = Complete | ScheduleRetry | Release | DeadLetter | Run | Nothing
+Effect = Run | Complete | ScheduleRetry | Release | DeadLetter | Nothing
 
 
 def step(state: JobState, event: Event, policy: RetryPolicy, random: Random) -> tuple[JobState, Effect]:
@@ -141,24 +151,23 @@ def step(state: JobState, event: Event, policy: RetryPolicy, random: Random) -> 
     match state.phase, event:
         case Phase.QUEUED, Claimed():
             return _claim(state)
-        case Phase.RETRY_SCHEDULED, Due(now=now) if now >= state.available_at:
-            return replace(state, phase=Phase.QUEUED), Nothing()
+        case Phase.QUEUED | Phase.RUNNING, Rejected(reason=reason):
+            return replace(state, phase=Phase.DEAD, error=reason), DeadLetter(reason)
         case Phase.RUNNING, Succeeded():
             return replace(state, phase=Phase.DONE), Complete()
         case Phase.RUNNING, Failed():
             return _after_failure(state, event, policy, random)
         case Phase.RUNNING, Released(available_at=at):
-            return replace(state, phase=Phase.QUEUED, attempts=state.attempts - 1, available_at=at), Release(
-                at
-            )
-        case Phase.RUNNING, LeaseLost():
-            return replace(state, phase=Phase.QUEUED), Nothing()
+            queued = replace(state, phase=Phase.QUEUED, attempts=state.attempts - 1, available_at=at)
+            return queued, Release(at)
     return state, Nothing()
 
 
 def _claim(state: JobState) -> tuple[JobState, Effect]:
     if is_exhausted(state.attempts, state.max_attempts):
-        error = state.error or "gave up: attempts exhausted"
+        if state.periodic:
+            return replace(state, phase=Phase.DONE), Complete()
+        error = gave_up(state.max_attempts)
         return replace(state, phase=Phase.DEAD, error=error), DeadLetter(error)
     return replace(state, phase=Phase.RUNNING, attempts=state.attempts + 1), Run()
 
@@ -166,13 +175,13 @@ def _claim(state: JobState) -> tuple[JobState, Effect]:
 def _after_failure(
     state: JobState, event: Failed, policy: RetryPolicy, random: Random
 ) -> tuple[JobState, Effect]:
+    if state.periodic:
+        return replace(state, phase=Phase.DONE, error=event.error), Complete()
     decision = decide_after_failure(state.attempts, state.max_attempts, event, policy, random)
     if isinstance(decision, DeadLetter):
         return replace(state, phase=Phase.DEAD, error=event.error), decision
-    return (
-        replace(state, phase=Phase.RETRY_SCHEDULED, available_at=decision.available_at, error=event.error),
-        decision,
-    )
+    retrying = replace(state, phase=Phase.QUEUED, available_at=decision.available_at, error=event.error)
+    return retrying, decision
 
 
 def decide_after_failure(
@@ -186,3 +195,7 @@ def decide_after_failure(
 
 def is_exhausted(attempts: int, max_attempts: int) -> bool:
     return attempts >= max_attempts
+
+
+def gave_up(max_attempts: int) -> str:
+    return f"gave up after {max_attempts} attempts: the process died while running it"

@@ -18,6 +18,8 @@ NO_LONGER_AVAILABLE = "This request is no longer available."
 BUTTON_NOT_VALID = "This button is no longer valid."
 MORE_THAN_TEN = "📚 More than 10 videos here"
 FAILURE_REACTION = "😢"
+BUSY_REACTION = "😴"
+"""A group's link the store could not take for now: asleep, send it again later."""
 _BAR_CELLS = 10
 
 HELP = (
@@ -168,3 +170,9 @@ def caption_for(info: VideoInfo) -> str:
         if alternative and alternative.strip():
             return alternative.strip()
     return title
+
+
+def send_again_later() -> str:
+    return (
+        "⏳ I could not take this link just now: my storage is busy. Please send it again in a few minutes."
+    )

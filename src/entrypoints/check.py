@@ -16,9 +16,9 @@ from adapters.process.runner import ChildProcesses
 from adapters.telegram.account import TelegramAccount, token_problem
 from adapters.telegram.session import make_bot
 from adapters.ytdlp.locator import YtDlpLocator
-from entrypoints.container import open_store
 from entrypoints.preflight import missing_tools
 from entrypoints.settings import Settings
+from entrypoints.stores import open_store
 from ports.messenger import MessengerError
 
 TOOL_TIMEOUT_SECONDS = 30.0

@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from entrypoints.durations import duration_argument
 from entrypoints.settings import SettingsError, load_settings
 
 EXIT_USAGE = 2
@@ -37,6 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
         "backup", help="a consistent copy of the SQLite store, safe while the bot runs"
     )
     backup.add_argument("path", help="the copy's file (replaced once the new copy is verified), or a folder")
+    restore = commands.add_parser(
+        "restore", help="put a backup in place of the SQLite store (the bot stopped; the old store is kept)"
+    )
+    restore.add_argument("path", help="a file `vidrelay backup` wrote")
     jobs = commands.add_parser("jobs", help="inspect and repair the job queue")
     job_commands = jobs.add_subparsers(dest="jobs_command", metavar="ACTION", required=True)
     listing = job_commands.add_parser("list", help="queued jobs (or --failed ones)")
@@ -47,7 +52,21 @@ def build_parser() -> argparse.ArgumentParser:
     which = retry.add_mutually_exclusive_group(required=True)
     which.add_argument("ids", nargs="*", type=int, default=[], help="failed job ids")
     which.add_argument("--all-failed", action="store_true")
-    job_commands.add_parser("purge", help="delete every failed job")
+    stats = job_commands.add_parser(
+        "stats", help="jobs by name and state: queued, scheduled, backing off, running, overdue, failed"
+    )
+    stats.add_argument("--json", action="store_true", help="one JSON object, with the totals")
+    purge = job_commands.add_parser("purge", help="delete dead-lettered jobs (never queued or running ones)")
+    purge.add_argument(
+        "--failed", action="store_true", default=True, help="failed jobs (the default, and the only kind)"
+    )
+    purge.add_argument(
+        "--older-than",
+        type=duration_argument,
+        metavar="DURATION",
+        help="only those that failed longer ago than this: 7d, 12h, 30m, 1d12h",
+    )
+    purge.add_argument("--name", metavar="JOB", help="only failed jobs of this name (as `jobs stats` shows)")
     return parser
 
 

@@ -13,20 +13,19 @@ import secrets
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from aiogram import Bot
 from dependency_injector import containers, providers
+from prometheus_client import CollectorRegistry
 from pydantic import SecretStr
 
 from adapters.clock import SystemClock
 from adapters.ffmpeg.prober import FfprobeProber
 from adapters.ffmpeg.transcoder import FfmpegTranscoder
 from adapters.filesystem.blob_files import LocalBlobFiles
-from adapters.memory.store import MemoryStore
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.net.resolver import SystemResolver
-from adapters.sqlite.store import SqliteStore
+from adapters.prometheus.metrics import PrometheusMetrics
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
 from adapters.ytdlp.downloader import YtDlpDownloader
@@ -49,6 +48,7 @@ from core.pipeline.inline import DownloadInline
 from core.pipeline.inline_lookup import InlineLookup
 from core.pipeline.inline_requests import InlineRequests
 from core.pipeline.intake import LinkIntake
+from core.pipeline.intake_retry import EnqueueRetries
 from core.pipeline.job_types import job_types
 from core.pipeline.periodic import Periodic, UpdateStatus
 from core.pipeline.services import PipelineConfig, Services
@@ -59,37 +59,15 @@ from core.trust.keys import InstallKeys
 from core.trust.settings_access import SettingsAccess
 from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
-from entrypoints.node import node_name, worker_id
+from entrypoints.bot.health import Liveness
+from entrypoints.bot.metrics import Observed
+from entrypoints.node import worker_id
 from entrypoints.settings import Settings
+from entrypoints.stores import memory_store, postgres_store, sqlite_store
 from ports.clock import Clock
 from ports.net import HostResolver
 from ports.store import Store
-
-
-async def _memory_store() -> AsyncIterator[Store]:
-    store = MemoryStore()
-    yield store
-    await store.close()
-
-
-async def _sqlite_store(path: Path, synchronous: str) -> AsyncIterator[Store]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    store = await SqliteStore.open(path, synchronous=synchronous)
-    try:
-        yield store
-    finally:
-        await store.close()
-
-
-async def _postgres_store(dsn: str, data_dir: Path, pool_size: int, clock: Clock) -> AsyncIterator[Store]:
-    # asyncpg comes with the `postgres` extra: only a deployment that chose it needs it.
-    from adapters.postgres import PostgresStore  # noqa: PLC0415
-
-    store = await PostgresStore.open(dsn, node=node_name(data_dir), pool_size=pool_size, clock=clock)
-    try:
-        yield store
-    finally:
-        await store.close()
+from ports.telemetry import ApiEvents
 
 
 async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncIterator[ForwardProxy]:
@@ -100,10 +78,12 @@ async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncItera
         await proxy.aclose()
 
 
-async def _bot(token: SecretStr | None, api_url: str, local_mode: bool, clock: Clock) -> AsyncIterator[Bot]:
+async def _bot(
+    token: SecretStr | None, api_url: str, local_mode: bool, clock: Clock, events: ApiEvents
+) -> AsyncIterator[Bot]:
     if token is None:
         raise RuntimeError("the bot was asked for without VIDRELAY_BOT_TOKEN; `vidrelay run` checks it first")
-    bot = make_bot(token.get_secret_value(), api_url, local_mode, clock=clock)
+    bot = make_bot(token.get_secret_value(), api_url, local_mode, clock=clock, events=events)
     try:
         yield bot
     finally:
@@ -130,14 +110,14 @@ class Container(containers.DeclarativeContainer):
     random = providers.Object(random.random)
     store = providers.Selector(
         settings.provided.store,
-        memory=providers.Resource(_memory_store),
+        memory=providers.Resource(memory_store),
         sqlite=providers.Resource(
-            _sqlite_store,
+            sqlite_store,
             path=settings.provided.sqlite_path,
             synchronous=settings.provided.sqlite_synchronous,
         ),
         postgres=providers.Resource(
-            _postgres_store,
+            postgres_store,
             settings.provided.database_dsn,
             settings.provided.data_dir,
             settings.provided.database_pool_size,
@@ -179,19 +159,23 @@ class Container(containers.DeclarativeContainer):
     updater = providers.Selector(
         settings.provided.ytdlp_updates, on=ytdlp_updater, off=providers.Object(None)
     )
+    # One registry per container (so per process, and per test): never prometheus' global default.
+    metrics = providers.Singleton(PrometheusMetrics, providers.Singleton(CollectorRegistry))
     bot = providers.Resource(
         _bot,
         settings.provided.bot_token,
         settings.provided.telegram_api_url,
         settings.provided.telegram_local_mode,
         clock,
+        metrics,
     )
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     new_id = providers.Object(_short_id)
 
-    # The job engine. SQLite and memory serve one process, so boot recovery of leases stays on
-    # there: every lease found at boot belongs to a dead process. On PostgreSQL other workers
-    # are alive: their rows come back only through the dead-holder rule.
+    # The job engine. SQLite and memory serve one process (`vidrelay run` holds the data
+    # folder's instance lock), so EngineConfig's sole_instance is on there: at boot, every other
+    # holder of a row is dead, and its rows come back through the crash-attribution rule. On
+    # PostgreSQL other workers are alive: their rows come back only through the dead-holder rule.
     registry = providers.Singleton(JobRegistry)
     bare_engine = providers.Singleton(
         Engine,
@@ -203,11 +187,14 @@ class Container(containers.DeclarativeContainer):
             concurrency=settings.provided.job_concurrency,
             max_attempts=settings.provided.max_attempts,
             retry=providers.Singleton(RetryPolicy, base_seconds=settings.provided.retry_base_seconds),
-            recover_leases_on_boot=settings.provided.single_process_store,
+            lease_seconds=settings.provided.lease_seconds,
+            heartbeat_seconds=settings.provided.heartbeat_seconds,
+            sole_instance=settings.provided.single_process_store,
         ),
         random,
         providers.Singleton(worker_id),
         providers.Singleton(CircuitBreakers),
+        metrics,
     )
 
     # The signing secret lives in the store: every process sharing it signs alike.
@@ -248,6 +235,7 @@ class Container(containers.DeclarativeContainer):
             max_download_bytes=settings.provided.download_cap_bytes,
         ),
         thumbnails=providers.Singleton(Thumbnails, transcoder, blob_files),
+        deliveries=metrics,
     )
     download = providers.Singleton(
         DownloadVideo,
@@ -292,6 +280,14 @@ class Container(containers.DeclarativeContainer):
     engine = providers.Singleton(_with_jobs, bare_engine, registry, jobs)
 
     # What the entrypoints use: each depends on `engine`, so the job list is registered first.
+    enqueue_retries = providers.Singleton(
+        EnqueueRetries,
+        engine,
+        messenger,
+        clock,
+        random,
+        budget_seconds=settings.provided.intake_retry_seconds,
+    )
     intake = providers.Singleton(
         LinkIntake,
         engine,
@@ -300,6 +296,7 @@ class Container(containers.DeclarativeContainer):
         store,
         clock,
         store,
+        enqueue_retries,
         max_queued_per_user=settings.provided.max_queued_per_user,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
@@ -311,6 +308,17 @@ class Container(containers.DeclarativeContainer):
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)
+    liveness = providers.Singleton(Liveness)
+    observed = providers.Singleton(
+        Observed,
+        status,
+        metrics,
+        engine,
+        engine.provided.breakers,
+        update_status.provided.outcomes,
+        clock,
+        liveness,
+    )
     chat_settings = providers.Singleton(
         ChatSettingsService,
         store,

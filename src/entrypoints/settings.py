@@ -56,6 +56,13 @@ class Settings(BaseSettings):
     retry_base_seconds: float = Field(
         1.0, gt=0, le=3600, description="backoff base: attempt n waits about base·2^(n-1), ±25 % jitter"
     )
+    lease_seconds: float = Field(
+        30.0,
+        ge=1,
+        le=3600,
+        description="a running job's claim, renewed every third of it; a job whose worker died is "
+        "claimable again once its lease ended",
+    )
     ytdlp_timeout_seconds: float = Field(300.0, gt=0, description="per-attempt yt-dlp deadline")
     ytdlp_update_interval_seconds: float = Field(
         300.0, ge=0, description="yt-dlp self-update period; 0 disables the updater"
@@ -109,6 +116,12 @@ class Settings(BaseSettings):
         None, description="chat the bot uploads to for inline file_ids; inline mode is off without it"
     )
     max_queued_per_user: int = Field(10, ge=1, description="per-user queue cap")
+    intake_retry_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="a link the store refuses for now (locked, busy, disk full) is tried again for this "
+        "long before the user is asked to send it again",
+    )
     max_blob_bytes: int = Field(
         0,
         ge=0,
@@ -166,6 +179,11 @@ class Settings(BaseSettings):
         if self.store == "postgres" and self.database_url is None:
             raise ValueError("VIDRELAY_DATABASE_URL is required with VIDRELAY_STORE=postgres")
         return self
+
+    @property
+    def heartbeat_seconds(self) -> float:
+        """Three renewals per lease: one late or failed heartbeat never loses a live job."""
+        return self.lease_seconds / 3
 
     @property
     def single_process_store(self) -> bool:

@@ -5,11 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from ports.jobs import FailedJob, Job, QueueCounts
+from ports.jobs import FailedJob, Job, QueueCounts, QueueStats
 
 
 class FailedJobs(Protocol):
     async def counts(self) -> QueueCounts: ...
+
+    async def stats(self, now: float) -> QueueStats:
+        """Every row counted by job name and state as of `now` (see JobNameStats)."""
+        ...
 
     async def list_jobs(self, limit: int = 100) -> list[Job]:
         """Queued and running rows, in id order."""
@@ -21,4 +25,7 @@ class FailedJobs(Protocol):
         """Move failed rows back into the queue with attempts 0 (None = all); the new job ids."""
         ...
 
-    async def purge_failed(self) -> int: ...
+    async def purge_failed(self, failed_before: float | None = None, name: str | None = None) -> int:
+        """Delete failed rows (only those failed before `failed_before`, of job `name`, when
+        given); how many went. Queued and running rows are never purged."""
+        ...

@@ -94,3 +94,33 @@ class QueueCounts:
     waiting: int
     running: int
     failed: int
+
+
+@dataclass(frozen=True, slots=True)
+class JobNameStats:
+    """The rows of one job name at one moment, each in exactly one state."""
+
+    name: str
+    queued: int = 0
+    """Due and free: waiting for a worker."""
+    scheduled: int = 0
+    """Due later with no failed attempt behind it (enqueued for later, handed back at a shutdown)."""
+    backing_off: int = 0
+    """Due later after a failed attempt."""
+    running: int = 0
+    """Held by a worker whose lease still runs."""
+    overdue: int = 0
+    """Held past its lease's end: its worker is slow, stalled or dead (taken back at a claim)."""
+    failed: int = 0
+    """Dead-lettered."""
+    oldest_due_at: float | None = None
+    """When the longest-waiting queued row became due (None: none queued)."""
+    last_failed_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QueueStats:
+    at: float
+    """The moment the states were judged at (what "due" and "overdue" compare with)."""
+    names: tuple[JobNameStats, ...]
+    """By job name, in name order; only names with rows."""

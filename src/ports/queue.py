@@ -15,7 +15,9 @@ another claim took over, and retrying a finishing write after an error is safe.
 
 Leases. `renew` is the heartbeat: it extends every given lease its worker still holds and returns
 the ones it lost. A lease past its end still holds (a slow heartbeat is late, not dead) until the
-row is taken over:
+row is taken over. A row the worker holds, that its heartbeat does not name, and whose lease has
+ended, was handed out by a claim whose answer never arrived (a connection lost after the
+commit): `renew` lets it go with its attempt refunded, since nothing ran it.
 
 Dead holders and crash attribution. A holder whose every lease has ended is gone: its process
 died or stalled. The next claim by any other worker first takes back all of that holder's rows

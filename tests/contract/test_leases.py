@@ -116,6 +116,21 @@ async def test_no_row_of_a_holder_comes_back_while_one_of_its_leases_runs(store:
     assert [j.id for j in back] == [first, second]
 
 
+async def test_the_heartbeat_lets_go_of_a_row_whose_claim_answer_never_arrived(store: Store) -> None:
+    orphan_id = await enqueued(store)
+    await claimed(store)  # committed, but the answer was lost on the way back to the worker
+    kept_id = await enqueued(store)
+    kept = (await claimed(store, NOW + 10)).lease
+
+    assert await store.renew(ME, [kept], NOW + 20, LEASE) == []
+    assert (await stored(store, orphan_id)).claimed_by == ME  # its lease runs: a claim may be on its way
+
+    assert await store.renew(ME, [kept], AFTER_LEASE, LEASE) == []
+    orphan = await stored(store, orphan_id)
+    assert (orphan.claimed_by, orphan.attempts) == (None, 0)  # nothing ran it: the attempt is refunded
+    assert (await stored(store, kept_id)).claimed_by == ME
+
+
 # Dead holders and crash attribution ----------------------------------------------------------------
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import sqlite3
 import time
 from collections.abc import AsyncIterator
@@ -12,7 +13,7 @@ import pytest
 import pytest_asyncio
 
 from testkit.telegram import Chat
-from testkit.video_site import Trickle
+from testkit.video_site import Body, Trickle
 from tests.e2e.conftest import WAIT_SECONDS, Stack, _stack, new_user
 from tests.support.cli import cli_env, vidrelay
 
@@ -79,3 +80,50 @@ async def test_a_backup_taken_while_the_bot_delivers_20_links_holds_every_row_co
 
     await busy.api.wait_for(lambda: len(busy.api.videos()) == LINKS, timeout=WAIT_SECONDS * 2)
     assert sorted((v.chat_id, v.reply_to) for v in busy.api.videos()) == sorted(sent)
+
+
+@pytest_asyncio.fixture
+async def fresh(tmp_path: Path) -> AsyncIterator[Stack]:
+    async for stack in _stack(tmp_path, VIDRELAY_JOB_CONCURRENCY="1"):
+        yield stack
+
+
+async def delivered(stack: Stack, path: str) -> int:
+    user = new_user()
+    stack.site.set_route(path, Body(stack.site.clip("short").read_bytes(), "video/mp4"))
+    message_id = stack.api.send_text(Chat.private(user), user, stack.site.url(path))
+    await stack.video_reply(user.id, message_id)
+    return user.id
+
+
+async def test_one_run_per_data_folder_and_restore_only_once_the_bot_stopped(fresh: Stack) -> None:
+    data = fresh.root / "data"
+    env = fresh.bot._env
+    first = await delivered(fresh, "/e2e/restore/before.mp4")
+    copy = fresh.root / "before.db"
+    assert (await vidrelay("backup", str(copy), env=env)).code == 0
+
+    second = await vidrelay("run", env=env)
+    assert second.code == 2
+    holder = f"{data} is in use by vidrelay run (pid {fresh.bot.pid} on {socket.gethostname()})"
+    assert second.stderr.splitlines() == [f"vidrelay: {holder}: one `vidrelay run` per data folder"]
+    assert fresh.bot.running
+
+    await delivered(fresh, "/e2e/restore/after.mp4")  # a blob row the backup does not hold
+    refused = await vidrelay("restore", str(copy), env=env)
+    assert refused.code == 2
+    assert refused.stderr.splitlines() == [f"vidrelay: {holder}: stop it before a restore"]
+    assert len(committed(data / "vidrelay.db")[1]) == 2  # untouched
+
+    assert await fresh.bot.terminate() == 0
+    restored = await vidrelay("restore", str(copy), env=env)
+    assert restored.code == 0, restored.stderr
+    assert restored.lines[0].startswith(f"restored {copy} as {data / 'vidrelay.db'} (")
+    [kept] = data.glob("vidrelay.db.before-restore-*[0-9]")
+    assert restored.lines[1] == f"the store before it is kept as {kept}"
+    assert len(committed(data / "vidrelay.db")[1]) == 1
+    assert len(committed(kept)[1]) == 2
+
+    await fresh.new_bot(VIDRELAY_JOB_CONCURRENCY="1").start(fresh.api)  # on the restored store
+    await delivered(fresh, "/e2e/restore/restarted.mp4")
+    assert [v.chat_id for v in fresh.api.videos()][:1] == [first]

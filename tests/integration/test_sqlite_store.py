@@ -124,6 +124,7 @@ async def test_the_claim_walks_the_primary_key_without_sorting(store: SqliteStor
         ("jobs", "_NEXT_FREE_UNPAUSED", "jobs_available_at"),
         ("jobs", "_NEXT_LEASE_END", "jobs_lease_until"),
         ("jobs", "_HELD_BY_ME", "jobs_claimed_by"),
+        ("jobs", "_A_LEASE_ENDED", "jobs_lease_until"),
         ("jobs", "_RENEW", "jobs_claimed_by"),
         ("jobs", "_SAME_NAME_EXISTS", "jobs_name"),
         ("failed_jobs", "_COUNT_FOR_OWNER", "jobs_owner"),

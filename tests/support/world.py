@@ -91,8 +91,11 @@ class World:
         verbose: bool = False,
         chat_type: str | None = None,
         audio: bool | None = None,
+        posted_at: float | None = None,
     ) -> int:
-        """A user posts `url` (as a Telegram `url` entity); returns the user's message id."""
+        """A user posts `url` (as a Telegram `url` entity); returns the user's message id.
+
+        `posted_at`: the message's date (now by default; earlier for an update the bot reads late)."""
         body = text if text is not None else f"look {url}"
         start = body.find(url)
         entities = [
@@ -101,7 +104,17 @@ class World:
         message_id = next(self._message_ids)
         chat_type = chat_type or ("private" if chat_id > 0 else "supergroup")
         await self.intake.accept(
-            IncomingMessage(chat_id, chat_type, message_id, user_id, body, entities, verbose, audio=audio)
+            IncomingMessage(
+                chat_id,
+                chat_type,
+                message_id,
+                user_id,
+                body,
+                entities,
+                verbose,
+                audio=audio,
+                posted_at=self.clock.now() if posted_at is None else posted_at,
+            )
         )
         return message_id
 

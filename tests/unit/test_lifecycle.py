@@ -7,12 +7,11 @@ from core.lifecycle import (
     Claimed,
     Complete,
     DeadLetter,
-    Due,
     Event,
     Failed,
     JobState,
-    LeaseLost,
     Phase,
+    Rejected,
     Release,
     Released,
     RetryPolicy,
@@ -22,6 +21,7 @@ from core.lifecycle import (
     backoff_delay,
     step,
 )
+from ports.jobs import Job
 
 POLICY = RetryPolicy(base_seconds=1.0, cap_seconds=300.0, jitter=0.25)
 
@@ -35,7 +35,7 @@ def queued(attempts: int = 0, max_attempts: int = 3) -> JobState:
 
 
 def test_a_claim_spends_an_attempt_before_the_work() -> None:
-    state, effect = step(queued(), Claimed(now=0), POLICY, middle)
+    state, effect = step(queued(), Claimed(), POLICY, middle)
     assert (state.phase, state.attempts, effect) == (Phase.RUNNING, 1, Run())
 
 
@@ -46,7 +46,7 @@ def test_success_completes() -> None:
 
 def test_a_transient_failure_with_attempts_left_is_scheduled_with_backoff() -> None:
     state, effect = step(JobState(Phase.RUNNING, 2, 3), Failed("503", False, now=100), POLICY, middle)
-    assert state.phase is Phase.RETRY_SCHEDULED
+    assert (state.phase, state.available_at, state.attempts) == (Phase.QUEUED, 102.0, 2)
     assert effect == ScheduleRetry(102.0, "503")
 
 
@@ -71,25 +71,35 @@ def test_a_release_refunds_the_attempt() -> None:
     assert (state.phase, state.attempts, effect) == (Phase.QUEUED, 1, Release(5))
 
 
-def test_a_lost_lease_keeps_the_attempt_spent_and_the_next_claim_of_a_spent_job_buries_it() -> None:
-    state, _ = step(JobState(Phase.RUNNING, 3, 3), LeaseLost(), POLICY, middle)
-    assert (state.phase, state.attempts) == (Phase.QUEUED, 3)
-    state, effect = step(state, Claimed(now=0), POLICY, middle)
+def test_the_state_before_a_claim_is_the_row_with_the_claims_attempt_given_back() -> None:
+    row = Job(1, "download_video", {}, attempts=2, max_attempts=3, available_at=5, created_at=0)
+    state = JobState.before_claim(row)
+    assert (state.phase, state.attempts, state.max_attempts) == (Phase.QUEUED, 1, 3)
+    assert step(state, Claimed(), POLICY, middle) == (JobState(Phase.RUNNING, 2, 3, 5), Run())
+
+
+def test_a_claim_of_a_job_whose_attempts_were_spent_by_dying_processes_buries_it() -> None:
+    state, effect = step(queued(3, 3), Claimed(), POLICY, middle)
     assert state.phase is Phase.DEAD
-    assert isinstance(effect, DeadLetter)
+    assert effect == DeadLetter("gave up after 3 attempts: the process died while running it")
 
 
-def test_a_scheduled_retry_becomes_queued_only_when_due() -> None:
-    scheduled = JobState(Phase.RETRY_SCHEDULED, 1, 3, available_at=50)
-    assert step(scheduled, Due(now=49), POLICY, middle)[0].phase is Phase.RETRY_SCHEDULED
-    assert step(scheduled, Due(now=50), POLICY, middle)[0].phase is Phase.QUEUED
+def test_a_periodic_job_is_never_dead_lettered_it_is_done_and_ticks_again() -> None:
+    spent = JobState(Phase.QUEUED, 1, 1, periodic=True)
+    assert step(spent, Claimed(), POLICY, middle)[1] == Complete()
+    running = JobState(Phase.RUNNING, 1, 1, periodic=True)
+    assert step(running, Failed("index down", True, now=0), POLICY, middle)[1] == Complete()
+
+
+def test_a_row_no_handler_knows_is_dead_lettered_with_the_reason() -> None:
+    state, effect = step(queued(), Rejected("unknown job name 'x'"), POLICY, middle)
+    assert (state.phase, effect) == (Phase.DEAD, DeadLetter("unknown job name 'x'"))
 
 
 def test_finished_jobs_ignore_further_events() -> None:
-    done = JobState(Phase.DONE, 1, 3)
-    for event in (Claimed(0), Failed("x", False, 0), LeaseLost(), Released(0)):
-        assert step(done, event, POLICY, middle) == (done, step(done, event, POLICY, middle)[1])
-        assert step(done, event, POLICY, middle)[0] is done
+    for final in (JobState(Phase.DONE, 1, 3), JobState(Phase.DEAD, 1, 3)):
+        for event in (Claimed(), Failed("x", False, 0), Released(0), Succeeded(), Rejected("x")):
+            assert step(final, event, POLICY, middle)[0] is final
 
 
 @given(
@@ -114,12 +124,11 @@ def test_backoff_doubles_per_attempt() -> None:
 
 
 events = st.one_of(
-    st.builds(Claimed, now=st.floats(0, 1e6)),
+    st.builds(Claimed),
     st.builds(Succeeded),
     st.builds(Failed, error=st.text(max_size=5), permanent=st.booleans(), now=st.floats(0, 1e6)),
     st.builds(Released, available_at=st.floats(0, 1e6)),
-    st.builds(LeaseLost),
-    st.builds(Due, now=st.floats(0, 2e6)),
+    st.builds(Rejected, reason=st.text(max_size=5)),
 )
 
 
@@ -149,7 +158,6 @@ def test_no_event_sequence_loses_a_job(
 
 
 def _reboot(job: JobState) -> JobState:
-    """A crash and a boot: running jobs lose their lease; every retry is due eventually."""
-    job, _ = step(job, LeaseLost(), POLICY, middle)
-    job, _ = step(job, Due(now=float("inf")), POLICY, middle)
-    return job
+    """A crash and a boot: a running job's row comes back queued with its attempt spent (the
+    store's rule for a job that died alone: the harshest case)."""
+    return JobState(Phase.QUEUED, job.attempts, job.max_attempts) if job.phase is Phase.RUNNING else job

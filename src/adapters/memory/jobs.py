@@ -86,6 +86,10 @@ class MemoryJobQueue(MemoryTablesUser, JobQueue):
                 lost.append(lease)
             else:
                 self._tables.jobs[job.id] = replace(job, lease_until=now + lease_seconds)
+        named = set(leases)
+        for job in list(self._tables.jobs.values()):
+            if job.claimed_by == worker_id and job.lease not in named and (job.lease_until or 0.0) <= now:
+                self._let_go(job.lease, attempts=max(job.attempts - 1, 0))
         return lost
 
     async def complete(self, lease: Lease) -> bool:

@@ -5,15 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from adapters import rows as codec
+from adapters.job_stats import stats_from_rows, stats_sql
 from adapters.postgres.access import PostgresAccess
 from adapters.postgres.jobs import JOB_COLUMNS
 from adapters.postgres.notices import WorkNotifier
 from ports.failed_jobs import FailedJobs
-from ports.jobs import FailedJob, Job, QueueCounts
+from ports.jobs import FailedJob, Job, QueueCounts, QueueStats
 from ports.quota import UserQuota
 
 _COUNTS = """
     SELECT count(*), count(claimed_by), (SELECT count(*) FROM failed_jobs) FROM jobs
+"""
+_STATS = stats_sql("$1::double precision")
+_PURGE = """
+    DELETE FROM failed_jobs
+    WHERE ($1::double precision IS NULL OR failed_at < $1) AND ($2::text IS NULL OR name = $2)
 """
 _LIST_JOBS = f"SELECT {JOB_COLUMNS} FROM jobs ORDER BY id LIMIT $1"  # noqa: S608 - a constant column list
 _LIST_FAILED = """
@@ -42,6 +48,9 @@ class PostgresFailedJobs(PostgresAccess, FailedJobs):
         total, running, failed = row
         return QueueCounts(waiting=total - running, running=running, failed=failed)
 
+    async def stats(self, now: float) -> QueueStats:
+        return stats_from_rows(now, await self._db.fetch(_STATS, now))
+
     async def list_jobs(self, limit: int = 100) -> list[Job]:
         return [codec.job_from_row(tuple(row)) for row in await self._db.fetch(_LIST_JOBS, limit)]
 
@@ -55,8 +64,8 @@ class PostgresFailedJobs(PostgresAccess, FailedJobs):
             self._notifier.announce()
         return new_ids
 
-    async def purge_failed(self) -> int:
-        return await self._db.execute("DELETE FROM failed_jobs")
+    async def purge_failed(self, failed_before: float | None = None, name: str | None = None) -> int:
+        return await self._db.execute(_PURGE, failed_before, name)
 
 
 class PostgresUserQuota(PostgresAccess, UserQuota):

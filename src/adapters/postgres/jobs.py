@@ -54,6 +54,12 @@ _RENEW = """
     WHERE claimed_by = $2 AND (id, token) IN (SELECT * FROM unnest($3::bigint[], $4::bigint[]))
     RETURNING id, token
 """
+# A row its holder holds without knowing (the claim's answer was lost), once its lease ended.
+_LET_GO_OF_ORPHANS = """
+    UPDATE jobs SET attempts = greatest(attempts - 1, 0), claimed_by = NULL, lease_until = NULL
+    WHERE claimed_by = $1 AND lease_until <= $2
+        AND (id, token) NOT IN (SELECT * FROM unnest($3::bigint[], $4::bigint[]))
+"""
 # Every finishing write acts only while its claim holds the row: same token, still held.
 _RETRY_LATER = """
     UPDATE jobs SET available_at = $1, last_error = $2, claimed_by = NULL, lease_until = NULL, suspect = false
@@ -135,6 +141,8 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
         ids, tokens = [lease.job_id for lease in leases], [lease.token for lease in leases]
         rows = await self._db.fetch(_RENEW, now + lease_seconds, worker_id, ids, tokens)
         held = {Lease(row[0], row[1]) for row in rows}
+        if await self._db.execute(_LET_GO_OF_ORPHANS, worker_id, now, ids, tokens):
+            self._notifier.announce()
         return [lease for lease in leases if lease not in held]
 
     async def complete(self, lease: Lease) -> bool:

@@ -6,10 +6,11 @@ import sqlite3
 from collections.abc import Sequence
 
 from adapters import rows as codec
+from adapters.job_stats import stats_from_rows, stats_sql
 from adapters.sqlite.access import SqliteAccess
 from adapters.sqlite.jobs import insert_job
 from ports.failed_jobs import FailedJobs
-from ports.jobs import FailedJob, Job, NewJob, QueueCounts
+from ports.jobs import FailedJob, Job, NewJob, QueueCounts, QueueStats
 from ports.quota import UserQuota
 
 _COUNT_FOR_OWNER = "SELECT count(*) FROM jobs WHERE owner_id = ?"
@@ -23,6 +24,8 @@ _LIST_FAILED = """
         owner_id
     FROM failed_jobs ORDER BY id LIMIT ?
 """
+_STATS = stats_sql("?1")
+_PURGE = "DELETE FROM failed_jobs WHERE (?1 IS NULL OR failed_at < ?1) AND (?2 IS NULL OR name = ?2)"
 _FAILED_TO_RETRY_ALL = "SELECT id, name, payload, max_attempts, key, owner_id FROM failed_jobs ORDER BY id"
 _FAILED_TO_RETRY_SOME = """
     SELECT id, name, payload, max_attempts, key, owner_id FROM failed_jobs
@@ -38,6 +41,9 @@ class SqliteFailedJobs(SqliteAccess, FailedJobs):
             return QueueCounts(waiting=total - running, running=running, failed=failed)
 
         return await self._read(work)
+
+    async def stats(self, now: float) -> QueueStats:
+        return await self._read(lambda c: stats_from_rows(now, c.execute(_STATS, (now,))))
 
     async def list_jobs(self, limit: int = 100) -> list[Job]:
         return await self._read(
@@ -66,8 +72,8 @@ class SqliteFailedJobs(SqliteAccess, FailedJobs):
 
         return await self._write(work)
 
-    async def purge_failed(self) -> int:
-        return await self._write(lambda c: c.execute("DELETE FROM failed_jobs").rowcount)
+    async def purge_failed(self, failed_before: float | None = None, name: str | None = None) -> int:
+        return await self._write(lambda c: c.execute(_PURGE, (failed_before, name)).rowcount)
 
 
 class SqliteUserQuota(SqliteAccess, UserQuota):

@@ -41,6 +41,9 @@ _TAKE_BACK = """
     WHERE claimed_by IN (SELECT holder FROM gone)
     RETURNING id
 """
+# The take-back only has work once some lease ended: this probe of the lease index is what the
+# hot path pays instead of the take-back's GROUP BY.
+_A_LEASE_ENDED = "SELECT 1 FROM jobs WHERE lease_until <= ? LIMIT 1"
 _HELD_BY_ME = "SELECT count(*), coalesce(max(suspect), 0) FROM jobs WHERE claimed_by = ?"
 # The claim walks the primary key in id order (FIFO) and stops at the first free, due row: cheap
 # however long the queue. Left free to use the available_at index, the planner sorts every due
@@ -73,6 +76,13 @@ _RENEW = """
         SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)
     )
     RETURNING id, token
+"""
+# A row its holder holds without knowing (the claim's answer was lost), once its lease ended.
+_LET_GO_OF_ORPHANS = """
+    UPDATE jobs SET attempts = max(attempts - 1, 0), claimed_by = NULL, lease_until = NULL
+    WHERE claimed_by = ? AND lease_until <= ? AND (id, token) NOT IN (
+        SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)
+    )
 """
 # Every finishing write acts only while its claim holds the row: same token, still held.
 _COMPLETE = "DELETE FROM jobs WHERE id = ? AND token = ? AND claimed_by IS NOT NULL"
@@ -163,6 +173,7 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
             # Even with nothing to renew this takes the write lock: the heartbeat doubles as the
             # probe that tells /healthz whether the store takes writes.
             held = {Lease(i, t) for i, t in c.execute(_RENEW, (now + lease_seconds, worker_id, wanted))}
+            c.execute(_LET_GO_OF_ORPHANS, (worker_id, now, wanted))
             return [lease for lease in leases if lease not in held]
 
         return await self._write(work)
@@ -210,6 +221,8 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
 
 
 def _take_back(c: sqlite3.Connection, worker_id: str, dead_before: float) -> int:
+    if dead_before != FOREVER and c.execute(_A_LEASE_ENDED, (dead_before,)).fetchone() is None:
+        return 0
     # Counted from RETURNING: the driver reports no rowcount for a statement that starts with WITH.
     return len(c.execute(_TAKE_BACK, {"me": worker_id, "dead_before": dead_before}).fetchall())
 

@@ -10,7 +10,9 @@ from aiogram.enums import ParseMode
 
 from adapters.clock import SystemClock
 from adapters.telegram.flood import FloodControl, PacingPolicy
+from adapters.telegram.observer import ApiObserver
 from ports.clock import Clock
+from ports.telemetry import ApiEvents
 
 REQUEST_TIMEOUT_SECONDS = 60.0
 
@@ -24,10 +26,12 @@ def make_bot(
     pacing: PacingPolicy | None = None,
     max_retries: int = 3,
     max_retry_after: float = 60.0,
+    events: ApiEvents | None = None,
 ) -> Bot:
     """A Bot whose every call goes to `{api_url}/bot{token}/{method}` through FloodControl.
 
     `local_mode` marks a local Bot API server: files are passed by path, and downloads read the disk.
+    `events` hears of every refused call, each 429 that FloodControl waits out included.
     """
     session = AiohttpSession(
         api=TelegramAPIServer.from_base(api_url, is_local=local_mode), timeout=REQUEST_TIMEOUT_SECONDS
@@ -35,4 +39,6 @@ def make_bot(
     session.middleware(
         FloodControl(clock or SystemClock(), pacing, max_retries=max_retries, max_retry_after=max_retry_after)
     )
+    if events is not None:
+        session.middleware(ApiObserver(events))  # inside FloodControl: it sees every answer
     return Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))

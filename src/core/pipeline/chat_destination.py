@@ -13,6 +13,7 @@ from core.pipeline.replies import Replies
 from core.pipeline.request import DownloadRequest
 from core.trust.migrations import may_migrate
 from ports.blobs import BlobRecord
+from ports.clock import Clock
 from ports.messenger import (
     AudioFile,
     AudioMeta,
@@ -25,6 +26,7 @@ from ports.messenger import (
     VideoFile,
     VideoMeta,
 )
+from ports.telemetry import DeliveryEvents
 
 
 class ChatDestination(Destination, AudioDestination):
@@ -35,8 +37,12 @@ class ChatDestination(Destination, AudioDestination):
         parking: Parking,
         replies: Replies,
         confirm_longer_than_seconds: float,
+        deliveries: DeliveryEvents,
+        clock: Clock,
     ) -> None:
         self._request = request
+        self._deliveries = deliveries
+        self._clock = clock
         self._messenger = messenger
         self._parking = parking
         self._replies = replies
@@ -83,4 +89,6 @@ class ChatDestination(Destination, AudioDestination):
         request.chat_id, request.chat_type = moved_to, "supergroup"
 
     async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
+        if self._request.posted_at is not None:
+            self._deliveries.video_delivered(self._clock.now() - self._request.posted_at)
         return Success(None)

@@ -68,7 +68,13 @@ class DownloadVideo:
         if index >= len(entries):
             return Failure(no_video())
         destination = ChatDestination(
-            request, self._s.messenger, self._parking, self._replies, self._config.confirm_longer_than_seconds
+            request,
+            self._s.messenger,
+            self._parking,
+            self._replies,
+            self._config.confirm_longer_than_seconds,
+            self._s.deliveries,
+            self._s.clock,
         )
         if request.audio:
             return await self._audio.deliver(entries[index], destination, report)

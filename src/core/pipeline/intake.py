@@ -1,26 +1,28 @@
 """A message with links becomes durable jobs: one per distinct, allowed URL.
 
 The handler calls this and returns; nothing here downloads. The handled-URL guard commits with
-each job, so an edited message re-runs only URLs that are new to it.
+each job, so an edited message re-runs only URLs that are new to it. A link the store refuses
+for now is never dropped: it keeps trying in the background (intake_retry) while this returns.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 
 from returns.result import Failure
 
-from core.pipeline.job_names import DOWNLOAD_VIDEO
+from core.pipeline.intake_retry import EnqueueRetries, enqueue_download
 from core.pipeline.request import PRIVATE, DownloadRequest
 from core.pipeline.services import JobSubmitter
 from core.pipeline.url_guard import UrlGuard
-from core.urls import Entity, extract_urls, site_key
+from core.urls import Entity, extract_urls
 from ports.caches import HandledUrls
 from ports.chat_settings import ChatSettings, ChatSettingsStore
 from ports.clock import Clock
-from ports.jobs import HandledUrlGuard
+from ports.errors import StoreError
 from ports.quota import UserQuota
 
 log = logging.getLogger("vidrelay.intake")
@@ -39,6 +41,8 @@ class IncomingMessage:
     """An edit of a message sent earlier: it may re-run only a message the bot read."""
     audio: bool | None = None
     """True: the sound only (/audio); False: the video (/video); None: as the chat chose."""
+    posted_at: float | None = None
+    """Telegram's date of the message (of the edit, for an edit)."""
 
 
 @dataclass
@@ -47,6 +51,8 @@ class IntakeReport:
     refused: list[tuple[str, str]] = field(default_factory=list)
     queue_full: bool = False
     already_handled: list[str] = field(default_factory=list)
+    deferred: list[str] = field(default_factory=list)
+    """The store refused these for now: they keep trying in the background (see intake_retry)."""
 
 
 class LinkIntake:
@@ -58,6 +64,7 @@ class LinkIntake:
         seen: HandledUrls,
         clock: Clock,
         choices: ChatSettingsStore,
+        retries: EnqueueRetries,
         *,
         max_queued_per_user: int,
         allowed_chat_ids: Collection[int] = (),
@@ -68,66 +75,118 @@ class LinkIntake:
         self._seen = seen
         self._clock = clock
         self._choices = choices
+        self._retries = retries
         self._cap = max_queued_per_user
         self._allowed = frozenset(allowed_chat_ids)
 
     def allows_chat(self, chat_id: int) -> bool:
         return not self._allowed or chat_id in self._allowed
 
+    async def close(self, grace_seconds: float) -> None:
+        """Shutdown: links still waiting for the store get the grace, then are asked for again."""
+        await self._retries.close(grace_seconds)
+
     async def accept(self, message: IncomingMessage) -> IntakeReport:
         report = IntakeReport()
-        if not self.allows_chat(message.chat_id) or not await self._read_before(message):
+        if not self.allows_chat(message.chat_id):
+            return report
+        store_ok = await self._read_before(message)
+        if store_ok is None:
             return report
         urls = extract_urls(message.text, message.entities)
         if not urls:
             return report
-        queued = await self._queue.waiting_for_owner(message.user_id)
-        chosen = await self._choices.chat_settings(message.chat_id) or ChatSettings()
+        queued = await self._queued(message.user_id)
+        chosen = await self._chosen(message.chat_id)
         for url in urls:
             verdict = await self._guard.check(url)
             if isinstance(verdict, Failure):
                 report.refused.append((url, verdict.failure()))
                 continue
-            if queued >= self._cap:
+            if queued is not None and queued >= self._cap:
                 report.queue_full = True
                 break
-            if await self._enqueue(message, url, chosen) is None:
-                report.already_handled.append(url)
-                continue
-            report.accepted.append(url)
-            queued += 1
+            request = _with_choices(_request(message, url), chosen or ChatSettings(), message.audio)
+            if store_ok and chosen is not None:
+                try:
+                    job_id = await enqueue_download(self._jobs, request)
+                except StoreError as error:
+                    log.warning("the store refused a link, trying again in the background: %s", error)
+                    store_ok = False
+                else:
+                    if job_id is None:
+                        report.already_handled.append(url)
+                        continue
+                    report.accepted.append(url)
+                    queued = None if queued is None else queued + 1
+                    continue
+            # One refusal is enough to know the store is busy now: the rest of the message
+            # waits in the background too, instead of holding this update for a busy timeout each.
+            choose = None if chosen is not None else partial(self._choose, message.audio)
+            self._retries.keep_trying(request, choose)
+            report.deferred.append(url)
         return report
 
-    async def _read_before(self, message: IncomingMessage) -> bool:
-        """Only private edits re-run links, so only private messages are remembered; an edit of a
-        message the bot never read (sent before it ran, in a chat it never saw, swept) is ignored."""
-        if not message.edited:
-            if message.chat_type == PRIVATE:
-                await self._seen.remember_message(message.chat_id, message.message_id, self._clock.now())
-            return True
-        if await self._seen.knows_message(message.chat_id, message.message_id):
-            return True
-        log.info("ignored an edit of a message the bot never read", extra={"chat_id": message.chat_id})
-        return False
+    async def _queued(self, user_id: int) -> int | None:
+        """Jobs this user has queued; None when the store cannot say now (the cap is not applied
+        then: a busy store is no reason to refuse a link)."""
+        try:
+            return await self._queue.waiting_for_owner(user_id)
+        except StoreError as error:
+            log.warning("the per-user cap could not be read: %s", error)
+            return None
 
-    async def _enqueue(self, message: IncomingMessage, url: str, chosen: ChatSettings) -> int | None:
-        """The chat's choices travel with the job: it is handled as the chat wanted it when it came."""
-        request = DownloadRequest(
-            url=url,
-            chat_id=message.chat_id,
-            chat_type=message.chat_type,
-            message_id=message.message_id,
-            user_id=message.user_id,
-            verbose=message.verbose,
-            audio=chosen.audio_only if message.audio is None else message.audio,
-            max_height=chosen.max_height,
-            ask_long=chosen.ask_long_videos,
-            ask_longer_than=chosen.ask_longer_than_seconds,
-        )
-        return await self._jobs.submit(
-            DOWNLOAD_VIDEO,
-            request.to_payload(),
-            key=site_key(url),
-            owner_id=message.user_id,
-            guard=HandledUrlGuard(message.chat_id, message.message_id, url),
-        )
+    async def _chosen(self, chat_id: int) -> ChatSettings | None:
+        """The chat's choices; None when the store cannot say now (the links then wait in the
+        background and read them again there: a job is handled as the chat wanted it)."""
+        try:
+            return await self._choices.chat_settings(chat_id) or ChatSettings()
+        except StoreError as error:
+            log.warning("the chat's settings could not be read: %s", error)
+            return None
+
+    async def _choose(self, audio: bool | None, request: DownloadRequest) -> DownloadRequest:
+        chosen = await self._choices.chat_settings(request.chat_id) or ChatSettings()
+        return _with_choices(request, chosen, audio)
+
+    async def _read_before(self, message: IncomingMessage) -> bool | None:
+        """Only private edits re-run links, so only private messages are remembered; an edit of a
+        message the bot never read (sent before it ran, in a chat it never saw, swept) is ignored
+        (None). False: the store refused to remember the message, so it refuses writes now."""
+        try:
+            if not message.edited:
+                if message.chat_type == PRIVATE:
+                    await self._seen.remember_message(message.chat_id, message.message_id, self._clock.now())
+                return True
+            if await self._seen.knows_message(message.chat_id, message.message_id):
+                return True
+        except StoreError as error:
+            if not message.edited:
+                log.warning("the store refused to remember a message: %s", error)
+                return False
+            log.warning("an edit could not be checked against the messages read: %s", error)
+        log.info("ignored an edit of a message the bot never read", extra={"chat_id": message.chat_id})
+        return None
+
+
+def _request(message: IncomingMessage, url: str) -> DownloadRequest:
+    return DownloadRequest(
+        url=url,
+        chat_id=message.chat_id,
+        chat_type=message.chat_type,
+        message_id=message.message_id,
+        user_id=message.user_id,
+        verbose=message.verbose,
+        posted_at=message.posted_at,
+    )
+
+
+def _with_choices(request: DownloadRequest, chosen: ChatSettings, audio: bool | None) -> DownloadRequest:
+    """The chat's choices travel with the job: it is handled as the chat wanted it when it came."""
+    return replace(
+        request,
+        audio=chosen.audio_only if audio is None else audio,
+        max_height=chosen.max_height,
+        ask_long=chosen.ask_long_videos,
+        ask_longer_than=chosen.ask_longer_than_seconds,
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -31,6 +32,8 @@ class UpdateStatus:
     checked_at: float | None = None
     version: str | None = None
     error: str | None = None
+    outcomes: Counter[str] = field(default_factory=Counter)
+    """Checks by outcome since start: updated, unchanged, failed (for the metrics)."""
 
     def describe(self) -> str:
         if self.checked_at is None:
@@ -59,6 +62,7 @@ def update_ytdlp(periodic: Periodic, updater: Updater) -> Runner:
         status = periodic.update_status
         status.checked_at, status.error = periodic.clock.now(), outcome.error
         status.version = outcome.version_after or outcome.version_before
+        status.outcomes[_outcome(outcome.error, outcome.changed)] += 1
         if outcome.error:
             return Failure(
                 JobFailure(f"yt-dlp update failed, keeping {outcome.version_before}: {outcome.error}")
@@ -69,6 +73,12 @@ def update_ytdlp(periodic: Periodic, updater: Updater) -> Runner:
         return Success(None)
 
     return run
+
+
+def _outcome(error: str | None, changed: bool) -> str:
+    if error:
+        return "failed"
+    return "updated" if changed else "unchanged"
 
 
 def sweep_blobs(periodic: Periodic) -> Runner:

@@ -37,6 +37,8 @@ class DownloadRequest:
     reported_attempt: int = 1
     """The attempt the log already announced, so a retry after a crash still says ⚠️ once."""
     log: Payload = field(default_factory=dict)
+    posted_at: float | None = None
+    """When the user's message was sent (Telegram's date): the start of what the user waits."""
 
     @property
     def private(self) -> bool:
@@ -77,6 +79,7 @@ class DownloadRequest:
                 info_shown=bool(payload.get("info_shown", False)),
                 reported_attempt=_int(payload.get("reported_attempt", 1)),
                 log=_dict(payload.get("log")),
+                posted_at=_optional_number(payload.get("posted_at")),
             )
         except KeyError as missing:
             raise PayloadError(f"download payload lacks {missing}") from None

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
 from core.media.thumbnails import Thumbnails
 from core.pipeline.url_guard import UrlGuard
+from core.telemetry import Unobserved
 from core.trust.buttons import SignedButtons
 from ports.audio import AudioDownloader
 from ports.caches import HandledUrls
@@ -20,6 +21,7 @@ from ports.json import Payload
 from ports.media import Downloader
 from ports.messenger import Messenger
 from ports.pending import PendingStore
+from ports.telemetry import DeliveryEvents
 
 
 class JobSubmitter(Protocol):
@@ -66,3 +68,4 @@ class Services:
     """A smaller format, for the chats that chose a quality."""
     thumbnails: Thumbnails | None = None
     """A preview frame for each upload; None: Telegram makes its own where it can."""
+    deliveries: DeliveryEvents = field(default_factory=Unobserved)

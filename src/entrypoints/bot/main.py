@@ -5,10 +5,13 @@ deployment may split them: one `ingest` process turns updates into jobs (Telegra
 updates to one poller only, so a second ingest is refused), any number of `worker` processes
 run the jobs and never poll Telegram.
 
-Start order: store → Telegram's getMe (asked again with a capped backoff while Telegram does not
-answer; a refused token exits 2) → engine (boot recovery, dead-lettering of jobs that killed
-earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop polling → stop claiming and let in-flight jobs
-finish for the grace period → close. A polling loop that dies is fatal: logged, exit 1.
+Start order (on a one-process store, `vidrelay run` holds the data folder's lock before this:
+see entrypoints/commands.py) → store (a file that is not ours, or a database that cannot be
+reached, exits 2) → Telegram's getMe (asked again with a capped backoff while Telegram does not
+answer; a refused token exits 2) → engine (crash attribution of a dead previous process's jobs,
+dead-lettering of jobs that killed earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop
+polling → stop claiming, let in-flight jobs and links still waiting for the store finish for the
+grace period → close. A polling loop that dies is fatal: logged, exit 1.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from returns.result import Failure, Success
 
 from adapters.telegram.account import TelegramAccount, token_problem
 from core.startup import reach_chat_service
+from entrypoints.bot.health import Liveness
 from entrypoints.bot.metrics import start_metrics
 from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
@@ -87,22 +91,30 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
         engine = await container.engine.async_()
         dispatcher = await container.dispatcher.async_()
         bot = await container.bot.async_()
-        if (refused_code := await _reach_telegram(container, bot, stop)) is not None:
-            return refused_code
-        if role != "ingest":
-            if isinstance(store, WorkNotices):
-                store.on_work(engine.wake)
-            await engine.start()
-        metrics = await start_metrics(await container.status.async_(), settings.metrics_port)
+        observed = await container.observed.async_()
+        observed.liveness.expect(updates=role != "worker", jobs=role != "ingest")
+        # Up before Telegram is reached: /healthz says why not yet, /metrics counts the errors.
+        metrics = await start_metrics(observed, settings.metrics_port)
         try:
-            if role == "worker":
-                await stop.wait()
-                return EXIT_OK
-            code = await _receive_updates(settings, dispatcher, bot, webhook, stop)
-            return EXIT_FATAL if ingest_lock is not None and ingest_lock.lost.is_set() else code
+            if (refused_code := await _reach_telegram(container, bot, stop)) is not None:
+                return refused_code
+            if role != "ingest":
+                if isinstance(store, WorkNotices):
+                    store.on_work(engine.wake)
+                await engine.start()
+            try:
+                if role == "worker":
+                    await stop.wait()
+                    return EXIT_OK
+                code = await _receive_updates(settings, dispatcher, bot, webhook, stop, observed.liveness)
+                return EXIT_FATAL if ingest_lock is not None and ingest_lock.lost.is_set() else code
+            finally:
+                observed.liveness.stopped()
+                grace = settings.shutdown_grace_seconds
+                log.warning("stopping: in-flight jobs may finish for %ss", grace)
+                intake = await container.intake.async_()
+                await asyncio.gather(engine.stop(grace), intake.close(grace))
         finally:
-            log.warning("stopping: in-flight jobs may finish for %ss", settings.shutdown_grace_seconds)
-            await engine.stop(settings.shutdown_grace_seconds)
             if metrics is not None:
                 await metrics.cleanup()
     finally:
@@ -164,10 +176,15 @@ async def _reach_telegram(container: Container, bot: Bot, stop: asyncio.Event) -
 
 
 async def _receive_updates(
-    settings: Settings, dispatcher: Dispatcher, bot: Bot, webhook: bool, stop: asyncio.Event
+    settings: Settings,
+    dispatcher: Dispatcher,
+    bot: Bot,
+    webhook: bool,
+    stop: asyncio.Event,
+    liveness: Liveness,
 ) -> int:
     if webhook:
-        return await _webhook(settings, dispatcher, bot, stop)
+        return await _webhook(settings, dispatcher, bot, stop, liveness)
     polling = asyncio.create_task(
         dispatcher.start_polling(
             bot,
@@ -176,6 +193,7 @@ async def _receive_updates(
             allowed_updates=dispatcher.resolve_used_update_types(),
         )
     )
+    liveness.polling(polling)
     stopping = asyncio.create_task(stop.wait())
     await asyncio.wait({polling, stopping}, return_when=asyncio.FIRST_COMPLETED)
     if polling.done():
@@ -191,7 +209,9 @@ async def _receive_updates(
     return EXIT_OK
 
 
-async def _webhook(settings: Settings, dispatcher: Dispatcher, bot: Bot, stop: asyncio.Event) -> int:
+async def _webhook(
+    settings: Settings, dispatcher: Dispatcher, bot: Bot, stop: asyncio.Event, liveness: Liveness
+) -> int:
     assert settings.webhook_url is not None
     assert settings.webhook_secret is not None
     secret = settings.webhook_secret.get_secret_value()
@@ -206,8 +226,10 @@ async def _webhook(settings: Settings, dispatcher: Dispatcher, bot: Bot, stop: a
     await bot.set_webhook(
         settings.webhook_url, secret_token=secret, allowed_updates=dispatcher.resolve_used_update_types()
     )
+    liveness.webhook(listening=True)
     try:
         await stop.wait()
     finally:
+        liveness.stopped()
         await runner.cleanup()
     return EXIT_OK

@@ -1,51 +1,69 @@
-"""Prometheus `/metrics` and `/healthz` on VIDRELAY_METRICS_PORT (0 = off)."""
+"""Prometheus `/metrics` and `/healthz` on VIDRELAY_METRICS_PORT (0 = off).
+
+Counters and histograms are fed by events as they happen (the telemetry ports); the queue, the
+workers, the breakers and yt-dlp's version are read when a scrape comes in.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
+
 from aiohttp import web
 
-from core.status import BotStatus, StatusQuery
+from adapters.prometheus.metrics import CONTENT_TYPE, ProcessState, PrometheusMetrics
+from core.jobs.breaker import CircuitBreakers
+from core.status import StatusQuery
+from entrypoints.bot.health import Liveness, Workers, health_problem
+from ports.clock import Clock
+from ports.errors import StoreError
 
 HEALTHY = "ok\n"
 
 
-def _metrics_text(status: BotStatus) -> str:
-    lines = [
-        "# HELP vidrelay_jobs_waiting Jobs waiting in the queue (retries included).",
-        "# TYPE vidrelay_jobs_waiting gauge",
-        f"vidrelay_jobs_waiting {status.waiting}",
-        "# HELP vidrelay_jobs_running Jobs claimed by a worker.",
-        "# TYPE vidrelay_jobs_running gauge",
-        f"vidrelay_jobs_running {status.running}",
-        "# HELP vidrelay_jobs_failed Jobs in the dead-letter table.",
-        "# TYPE vidrelay_jobs_failed gauge",
-        f"vidrelay_jobs_failed {status.failed}",
-        "# HELP vidrelay_jobs_in_flight Attempts running in this process.",
-        "# TYPE vidrelay_jobs_in_flight gauge",
-        f"vidrelay_jobs_in_flight {status.in_flight}",
-    ]
-    for outcome in ("completed", "retried", "dead_lettered"):
-        lines += [
-            f"# HELP vidrelay_jobs_{outcome}_total Jobs {outcome.replace('_', ' ')} since start.",
-            f"# TYPE vidrelay_jobs_{outcome}_total counter",
-            f"vidrelay_jobs_{outcome}_total {getattr(status, outcome)}",
-        ]
-    lines += [
-        "# HELP vidrelay_ytdlp_info The yt-dlp version in use.",
-        "# TYPE vidrelay_ytdlp_info gauge",
-        f'vidrelay_ytdlp_info{{version="{status.ytdlp_version or "unknown"}"}} 1',
-    ]
-    return "\n".join(lines) + "\n"
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """Everything the endpoints read, as the container builds it."""
+
+    status: StatusQuery
+    metrics: PrometheusMetrics
+    workers: Workers
+    breakers: CircuitBreakers
+    update_outcomes: Counter[str]
+    clock: Clock
+    liveness: Liveness
 
 
-def metrics_app(status: StatusQuery) -> web.Application:
+async def _state(observed: Observed) -> ProcessState:
+    status = await observed.status.read()
+    return ProcessState(
+        waiting=status.waiting,
+        running=status.running,
+        failed=status.failed,
+        in_flight=status.in_flight,
+        live_workers=observed.workers.live_workers,
+        workers=observed.workers.worker_count,
+        ytdlp_version=status.ytdlp_version,
+        ytdlp_updates=dict(observed.update_outcomes),
+        open_breakers=observed.breakers.paused_keys(observed.clock.now()),
+    )
+
+
+def metrics_app(observed: Observed) -> web.Application:
     async def metrics(request: web.Request) -> web.Response:
-        body = _metrics_text(await status.read())
-        return web.Response(text=body, content_type="text/plain", charset="utf-8")
+        body = observed.metrics.render(await _state(observed))
+        return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
 
     async def healthz(request: web.Request) -> web.Response:
-        await status.counts()  # healthy = the store answers; yt-dlp's state is not asked
-        return web.Response(text=HEALTHY)
+        problem = health_problem(observed.liveness, observed.workers)
+        if problem is None:
+            try:
+                await observed.status.counts()
+            except StoreError as error:
+                problem = f"the store does not answer: {error}"
+        if problem is None:
+            return web.Response(text=HEALTHY)
+        return web.Response(status=503, text=f"unhealthy: {problem}\n")
 
     web_app = web.Application()
     web_app.router.add_get("/metrics", metrics)
@@ -53,10 +71,10 @@ def metrics_app(status: StatusQuery) -> web.Application:
     return web_app
 
 
-async def start_metrics(status: StatusQuery, port: int) -> web.AppRunner | None:
+async def start_metrics(observed: Observed, port: int) -> web.AppRunner | None:
     if port == 0:
         return None
-    runner = web.AppRunner(metrics_app(status), access_log=None)
+    runner = web.AppRunner(metrics_app(observed), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, "0.0.0.0", port).start()  # noqa: S104 - scraped from outside the container
     return runner

@@ -55,8 +55,19 @@ class Rig:
         return process
 
     def runs(self, name: str) -> int:
+        return len(self.run_lines(name))
+
+    def run_lines(self, name: str) -> list[dict[str, str]]:
+        """One dict per run: pid, attempt, beside (the other jobs running in its process then)."""
         path = self.markers / f"{name}.runs"
-        return len(path.read_text().splitlines()) if path.exists() else 0
+        lines = path.read_text().splitlines() if path.exists() else []
+        return [dict(field.split("=", 1) for field in line.split(" ")) for line in lines]
+
+    def dead(self, name: str) -> bool:
+        return (self.markers / f"{name}.dead").exists()
+
+    def held(self) -> int:
+        return int(self.rows("SELECT count(*) FROM jobs WHERE claimed_by IS NOT NULL")[0][0])
 
     def done(self, name: str) -> bool:
         return (self.markers / f"{name}.done").exists()
@@ -191,3 +202,64 @@ async def test_sigterm_past_the_grace_period_releases_the_job_for_the_next_boot(
     rig.go("stuck")
     await rig.eventually(lambda: rig.queued() == 0, "the job to complete")
     assert await rig.stop(next_boot) == 0
+
+
+async def test_a_poison_job_claimed_beside_two_good_ones_is_dead_lettered_and_spares_them(rig: Rig) -> None:
+    """Concurrency 3: at the first boot the poison dies with two innocent jobs in flight. None of
+    the three is charged for that death; the poison then runs alone at each boot and is charged
+    for each, so it is dead-lettered after max_attempts (3) such boots; the good jobs run alone
+    after it and complete, never dead-lettered."""
+    poison, *_ = await rig.seed(("poison_on_go", "p"), ("blocking", "g1"), ("blocking", "g2"))
+    first = rig.start(concurrency=3)
+    await rig.eventually(
+        lambda: all(rig.runs(n) == 1 for n in ("p", "g1", "g2")), "all three to run together"
+    )
+    rig.go("p")
+    assert await rig.exited(first, "the first boot to be killed by the poison") == -signal.SIGKILL
+    assert rig.held() == 3  # the dead process held all three
+    rig.go("g1")
+    rig.go("g2")
+
+    for boot in (2, 3, 4):
+        process = rig.start(concurrency=3)
+        assert await rig.exited(process, f"boot {boot} to be killed by the poison") == -signal.SIGKILL
+    survivor = rig.start(concurrency=3)
+    await rig.eventually(lambda: rig.done("g1") and rig.done("g2"), "the good jobs to complete")
+    await rig.eventually(lambda: rig.queued() == 0, "the queue to empty")
+
+    poison_runs = rig.run_lines("p")
+    assert [run["attempt"] for run in poison_runs] == ["1", "1", "2", "3"]  # the first death was refunded
+    assert [run["beside"] for run in poison_runs[1:]] == ["", "", ""]  # a suspect runs alone
+    assert rig.gave_up_at_boot(survivor) == 1
+    assert rig.dead("p")  # its user was told 💥
+    [(job_id, attempts, error)] = rig.rows("SELECT job_id, attempts, error FROM failed_jobs")
+    assert (job_id, attempts) == (poison, 3)
+    assert "gave up after 3 attempts" in error
+    for good in ("g1", "g2"):
+        assert [(run["attempt"], run["beside"]) for run in rig.run_lines(good)][1:] == [("1", "")]
+        assert not rig.dead(good)
+    assert await rig.stop(survivor) == 0
+
+
+async def test_a_sigkill_with_three_jobs_in_flight_charges_none_of_them(rig: Rig) -> None:
+    """A deploy's SIGKILL: the three jobs come back as suspects with their attempts refunded, run
+    alone one after the other, and complete with at most one charged attempt each."""
+    names = ("a", "b", "c")
+    await rig.seed(*(("blocking", n) for n in names))
+    first = rig.start(concurrency=3)
+    await rig.eventually(lambda: all(rig.runs(n) == 1 for n in names), "three jobs in flight")
+    first.kill()
+    assert await rig.exited(first, "the SIGKILLed worker to die") == -signal.SIGKILL
+    assert rig.rows("SELECT attempts FROM jobs ORDER BY id") == [(1,), (1,), (1,)]
+    for name in names:
+        rig.go(name)
+
+    second = rig.start(concurrency=3)
+    await rig.eventually(lambda: all(rig.done(n) for n in names), "all three to complete")
+    await rig.eventually(lambda: rig.queued() == 0, "their rows to be deleted")
+
+    for name in names:
+        [_, again] = rig.run_lines(name)
+        assert (again["attempt"], again["beside"]) == ("1", "")  # refunded, then run alone
+    assert rig.rows("SELECT count(*) FROM failed_jobs") == [(0,)]
+    assert await rig.stop(second) == 0

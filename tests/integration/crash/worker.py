@@ -4,7 +4,10 @@ Run as `python worker.py --db FILE --markers DIR [--concurrency N] [--grace SECO
 Job types, all keyed by `payload["name"]`, leave files in DIR so the test can see what ran:
 - `blocking`: appends a line to NAME.runs, waits for NAME.go to appear, writes NAME.done;
 - `poison`:   appends a line to NAME.runs, then SIGKILLs its own process (an OOM kill, say);
+- `poison_on_go`: appends a line to NAME.runs, waits for NAME.go, then SIGKILLs its process;
 - `quick`:    appends a line to NAME.runs and writes NAME.done.
+Each line of NAME.runs says which other jobs were running in the process when it started
+(`beside=`); a job that dies is dead-lettered with NAME.dead written (the user told 💥).
 Boot writes boot-PID (how many jobs gave up at this boot); SIGTERM or SIGINT writes stopping-PID,
 then `engine.stop(grace)`, closes the store and exits 0.
 """
@@ -25,7 +28,7 @@ from returns.result import Success
 from adapters.clock import SystemClock
 from adapters.sqlite import SqliteStore
 from core.jobs.engine import Engine, EngineConfig
-from core.jobs.registry import JobContext, JobOutcome, JobRegistry, JobType
+from core.jobs.registry import DeadJob, JobContext, JobOutcome, JobRegistry, JobType
 from core.lifecycle import RetryPolicy
 
 POLL_SECONDS = 0.01
@@ -34,14 +37,18 @@ POLL_SECONDS = 0.01
 class Markers:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        self.running: set[str] = set()
 
     def ran(self, context: JobContext) -> str:
         name = str(context.payload["name"])
+        beside = ",".join(sorted(self.running))
+        self.running.add(name)
         with (self.folder / f"{name}.runs").open("a") as runs:
-            runs.write(f"pid={os.getpid()} attempt={context.attempt}\n")
+            runs.write(f"pid={os.getpid()} attempt={context.attempt} beside={beside}\n")
         return name
 
     def done(self, name: str) -> None:
+        self.running.discard(name)
         (self.folder / f"{name}.done").write_text(str(os.getpid()))
 
     async def wait_for_go(self, name: str) -> None:
@@ -62,6 +69,14 @@ def registry(markers: Markers) -> JobRegistry:
         os.kill(os.getpid(), signal.SIGKILL)
         raise AssertionError("unreachable: the process is gone")
 
+    async def poison_on_go(context: JobContext) -> JobOutcome:
+        await markers.wait_for_go(markers.ran(context))
+        os.kill(os.getpid(), signal.SIGKILL)
+        raise AssertionError("unreachable: the process is gone")
+
+    async def told(dead: DeadJob) -> None:
+        (markers.folder / f"{dead.job.payload['name']}.dead").write_text(dead.reason)
+
     async def quick(context: JobContext) -> JobOutcome:
         markers.done(markers.ran(context))
         return Success(None)
@@ -69,7 +84,8 @@ def registry(markers: Markers) -> JobRegistry:
     return JobRegistry(
         [
             JobType("blocking", blocking, timeout_seconds=120.0),
-            JobType("poison", poison, timeout_seconds=120.0),
+            JobType("poison", poison, timeout_seconds=120.0, on_dead=told),
+            JobType("poison_on_go", poison_on_go, timeout_seconds=120.0, on_dead=told),
             JobType("quick", quick, timeout_seconds=120.0),
         ]
     )
@@ -83,6 +99,7 @@ async def main(arguments: argparse.Namespace) -> int:
         max_attempts=3,
         retry=RetryPolicy(base_seconds=0.05),
         max_idle_seconds=0.2,
+        error_backoff=RetryPolicy(base_seconds=0.05, cap_seconds=0.2),
     )
     engine = Engine(
         store, SystemClock(), registry(markers), config, random.random, worker_id=f"crash-test-{os.getpid()}"

@@ -34,9 +34,12 @@ async def main(arguments: argparse.Namespace) -> int:
 
     worker_id = f"test-worker-{uuid.uuid4().hex[:8]}"
     store = await PostgresStore.open(arguments.dsn, node=worker_id)
-    registry = JobRegistry([JobType("noop", noop, timeout_seconds=arguments.lease)])
+    registry = JobRegistry([JobType("noop", noop, timeout_seconds=60.0)])
     config = EngineConfig(
-        concurrency=arguments.concurrency, recover_leases_on_boot=False, lease_margin_seconds=0.0
+        concurrency=arguments.concurrency,
+        sole_instance=False,
+        lease_seconds=arguments.lease,
+        heartbeat_seconds=arguments.lease / 4,
     )
     engine = Engine(store, SystemClock(), registry, config, random.random, worker_id=worker_id)
     stop = asyncio.Event()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from datetime import datetime
 
 from aiogram import F, Router
 from aiogram.enums import ChatType
@@ -48,7 +49,14 @@ def incoming(
         verbose=verbose,
         edited=edited,
         audio=audio,
+        posted_at=_posted_at(message, edited),
     )
+
+
+def _posted_at(message: Message, edited: bool) -> float | None:
+    """Telegram's date of the message, or of the edit that brought the link."""
+    date = message.edit_date if edited and message.edit_date is not None else message.date
+    return date.timestamp() if isinstance(date, datetime) else None
 
 
 def _entities(entities: Sequence[MessageEntity] | None) -> list[Entity]:

@@ -1,0 +1,32 @@
+"""How the job engine runs: the deployment's knobs and the reliability constants behind them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core.lifecycle import RetryPolicy
+
+
+@dataclass(frozen=True, slots=True)
+class EngineConfig:
+    concurrency: int = 3
+    max_attempts: int = 3
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    lease_seconds: float = 30.0
+    """Short: a dead worker's jobs come back this soon. The heartbeat keeps live ones held."""
+    heartbeat_seconds: float = 10.0
+    max_idle_seconds: float = 30.0
+    """Safety net for rows enqueued by another process (the CLI); in-process enqueues wake at once."""
+    sole_instance: bool = True
+    """This process is the store's only user (SQLite under the instance lock): at boot, every
+    other holder of a row is dead."""
+    deadline_grace_seconds: float = 5.0
+    """After an attempt's deadline, how long a cancelled handler may take to stop."""
+    hook_timeout_seconds: float = 120.0
+    """A retry or dead-letter report (flood control may hold it) gets this long."""
+    health_grace_seconds: float = 30.0
+    """Fewer live workers than `concurrency` for longer than this is unhealthy."""
+    error_backoff: RetryPolicy = field(
+        default_factory=lambda: RetryPolicy(base_seconds=0.5, cap_seconds=30.0, jitter=0.5)
+    )
+    """Between tries of a background loop whose store or handler failed."""

@@ -1,0 +1,116 @@
+"""Settling an attempt: the lifecycle's effect written through the store, whatever the store does.
+
+Finishing writes are fenced by the claim's token, so trying one again is always safe: each is
+retried (jittered, capped backoff) until it lands, or the process stops. A write the store
+answers with "not held" means another claim took the row over: nothing changed, and that is
+logged. The row stays held by this process (and renewed by the heartbeat) until its write landed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from core.jobs.attempt import Deadlines
+from core.jobs.fields import log_fields
+from core.jobs.in_flight import HeldJob
+from core.jobs.parts import EngineParts
+from core.jobs.registry import DeadJob, JobFailure, JobType
+from core.lifecycle import Complete, DeadLetter, Effect, Release, ScheduleRetry
+from ports.jobs import Job
+
+log = logging.getLogger("vidrelay.engine")
+T = TypeVar("T")
+
+
+class Settler:
+    def __init__(self, parts: EngineParts, deadlines: Deadlines) -> None:
+        self._p = parts
+        self._deadlines = deadlines
+
+    async def apply(
+        self, job: Job, effect: Effect, job_type: JobType | None, failure: JobFailure | None = None
+    ) -> None:
+        try:
+            match effect:
+                case Complete():
+                    await self._complete(job, counted=failure is None)
+                case ScheduleRetry(available_at=at):
+                    await self._retry(job, at, failure)
+                case Release(available_at=at):
+                    if await self._persist(job, "release", lambda: self._p.queue.release(job.lease, at)):
+                        log.warning("job released: it runs again later", extra=log_fields(job))
+                case DeadLetter(error=error):
+                    await self._bury(job, error, job_type, failure)
+        finally:
+            self.let_go(job)
+
+    def let_go(self, job: Job) -> None:
+        self._p.in_flight.drop(job)
+        self._p.finished.fire()
+
+    async def _complete(self, job: Job, *, counted: bool) -> None:
+        if await self._persist(job, "completion", lambda: self._p.queue.complete(job.lease)) and counted:
+            self._p.stats["completed"] += 1
+            claimed_at = self._p.in_flight.claimed_at(job)
+            took = self._p.clock.now() - claimed_at if claimed_at is not None else 0.0
+            self._p.events.job_completed(job.name, took)
+            log.info("job done", extra=log_fields(job))
+
+    async def _retry(self, job: Job, at: float, failure: JobFailure | None) -> None:
+        error = error_text(failure) if failure else "retry"
+        if await self._persist(job, "retry", lambda: self._p.queue.retry_later(job.lease, at, error)):
+            self._p.stats["retried"] += 1
+            self._p.events.job_retried(job.name)
+            reason = failure.reason if failure else ""
+            log.warning(
+                "job failed, retry in %.1fs: %s",
+                max(at - self._p.clock.now(), 0.0),
+                reason,
+                extra=log_fields(job),
+            )
+
+    async def _bury(
+        self, job: Job, reason: str, job_type: JobType | None, failure: JobFailure | None
+    ) -> None:
+        text = error_text(failure) if failure else reason
+        now = self._p.clock.now()
+        if (
+            await self._persist(job, "dead letter", lambda: self._p.queue.dead_letter(job.lease, text, now))
+            is None
+        ):
+            return
+        self._p.stats["dead_lettered"] += 1
+        self._p.events.job_dead(job.name)
+        log.error("job dead-lettered: %s", reason, extra=log_fields(job))
+        if job_type and job_type.on_dead:
+            held = HeldJob(job)  # the row is gone: this report no longer runs under its lease
+            await self._deadlines.hook(job_type.on_dead(DeadJob(job, reason, failure)), held, "on_dead")
+
+    async def _persist(self, job: Job, what: str, write: Callable[[], Awaitable[T]]) -> T:
+        """`write()` until it lands; a falsy answer means the lease was lost (logged)."""
+        backoff, tries = self._p.backoff(), 0
+        while True:
+            tries += 1
+            try:
+                landed = await write()
+            except Exception:
+                self._p.store_health.refused(self._p.clock.now())
+                log.warning("job %s failed, trying again", what, exc_info=True, extra=log_fields(job))
+                await self._p.clock.sleep(backoff.next())
+                continue
+            self._p.store_health.wrote()
+            if not landed:
+                # After a failed try this may also be that try having landed after all.
+                log.warning(
+                    "job lost its lease: its %s changed nothing%s",
+                    what,
+                    " (or an earlier try landed)" if tries > 1 else "",
+                    extra=log_fields(job),
+                )
+            return landed
+
+
+def error_text(failure: JobFailure) -> str:
+    return failure.reason if not failure.detail else f"{failure.reason}\n\n{failure.detail}"

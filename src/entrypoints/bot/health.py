@@ -1,0 +1,61 @@
+"""Is this process doing its work? What `/healthz` answers, and Docker's HEALTHCHECK reads.
+
+Healthy means: updates come in (the polling loop runs, or the webhook server listens), every
+worker task the engine should have is alive (one restarting after a crash gets a short grace),
+each as far as this process's role asks for it (an ingest runs no jobs, a worker receives no
+updates), and the store takes writes. A bot that lost any of these looks fine from
+outside — the process is up, the port answers — while links pile up unanswered: exactly what a
+health check is for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Protocol
+
+from core.jobs.health import EngineHealth
+
+
+class Liveness:
+    """What this process must be doing, and whether updates come in right now."""
+
+    def __init__(self) -> None:
+        self.receives_updates = True
+        self.runs_jobs = True
+        self._polling: asyncio.Future[None] | None = None
+        self._webhook = False
+
+    def expect(self, *, updates: bool, jobs: bool) -> None:
+        self.receives_updates, self.runs_jobs = updates, jobs
+
+    def polling(self, task: asyncio.Future[None]) -> None:
+        self._polling = task
+
+    def webhook(self, listening: bool) -> None:
+        self._webhook = listening
+
+    def stopped(self) -> None:
+        self._polling, self._webhook = None, False
+
+    @property
+    def receiving(self) -> bool:
+        return self._webhook or (self._polling is not None and not self._polling.done())
+
+
+class Workers(Protocol):
+    @property
+    def live_workers(self) -> int: ...
+
+    @property
+    def worker_count(self) -> int:
+        """How many worker tasks the engine should have while it runs."""
+        ...
+
+    def health(self) -> EngineHealth: ...
+
+
+def health_problem(liveness: Liveness, workers: Workers) -> str | None:
+    """Why this process is unhealthy, in a few words; None when it is healthy."""
+    if liveness.receives_updates and not liveness.receiving:
+        return "not receiving updates (polling or the webhook server is not running)"
+    return workers.health().problem(runs_jobs=liveness.runs_jobs)

@@ -1,0 +1,108 @@
+"""The metrics endpoint of the real bot process, read while it delivers links on the fake Bot API."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import aiohttp
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from testkit.bot_process import BotProcess, bot_environment
+from testkit.loopback import free_port
+from testkit.telegram import Chat, FakeBotApi
+from testkit.video_site import Body, FailThen, Trickle, VideoServer
+from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_user
+
+pytestmark = pytest.mark.slow
+
+
+async def get(url: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as session, session.get(url) as response:
+        return response.status, await response.text()
+
+
+def values(text: str) -> dict[str, float]:
+    found: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
+            found[f"{sample.name}{{{labels}}}" if labels else sample.name] = sample.value
+    return found
+
+
+async def until_status(url: str, status: int) -> str:
+    """Ask `url` until it answers `status` (an event in another process: there is no other news)."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while True:
+        answered, text = await get(url)
+        if answered == status:
+            return text
+        assert time.monotonic() < deadline, f"{url} kept answering {answered}: {text}"
+        await asyncio.sleep(0.1)
+
+
+async def test_metrics_move_as_the_bot_delivers_and_healthz_follows_its_life(tmp_path: Path) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    async with VideoServer(CLIPS_DIR) as site, FakeBotApi() as api:
+        env = bot_environment(
+            api, tmp_path / "data", VIDRELAY_METRICS_PORT=str(port), VIDRELAY_JOB_CONCURRENCY="2"
+        )
+        bot = BotProcess(env, tmp_path / "bot.log")
+        try:
+            await bot.start(api)
+            assert await get(f"{base}/healthz") == (200, "ok\n")
+
+            short = site.clip("short").read_bytes()
+            site.set_route("/m/one.mp4", Body(short, "video/mp4"))
+            site.set_route("/m/two.mp4", Body(short, "video/mp4"))
+            site.set_route("/m/flaky.mp4", FailThen(503, 1, Body(short, "video/mp4")))
+            api.fail_next("sendVideo", code=429, retry_after=1)  # FloodControl waits it out
+            user = new_user()
+            chat = Chat.private(user)
+            good = [api.send_text(chat, user, site.url(f"/m/{name}.mp4")) for name in ("one", "two", "flaky")]
+            dead = api.send_text(chat, user, site.url("/m/missing.mp4"))  # a 404: fails for good
+            await api.wait_for(
+                lambda: {v.reply_to for v in api.videos(user.id)} >= set(good), timeout=WAIT_SECONDS
+            )
+            await api.wait_for(
+                lambda: any(m.reply_to == dead and "💥" in (m.text or "") for m in api.messages(user.id)),
+                timeout=WAIT_SECONDS,
+            )
+
+            status, text = await get(f"{base}/metrics")
+            assert status == 200
+            seen = values(text)
+            name = 'job_name="download_video"'
+            assert seen[f"vidrelay_jobs_enqueued_total{{{name}}}"] == 4
+            assert seen[f"vidrelay_jobs_completed_total{{{name}}}"] == 3
+            assert seen[f"vidrelay_jobs_retried_total{{{name}}}"] == 1  # the 503 once
+            assert seen[f"vidrelay_jobs_dead_total{{{name}}}"] == 1
+            assert seen[f"vidrelay_job_claim_to_done_seconds_count{{{name}}}"] == 3
+            assert seen["vidrelay_post_to_video_seconds_count"] == 3
+            assert seen["vidrelay_post_to_video_seconds_sum"] > 0
+            assert seen['vidrelay_telegram_api_errors_total{code="429",method="sendVideo"}'] == 1
+            assert seen["vidrelay_telegram_retry_after_seconds_count"] == 1
+            assert seen["vidrelay_telegram_retry_after_seconds_sum"] == 1
+            assert seen["vidrelay_queue_depth"] == 0
+            assert seen["vidrelay_jobs_failed"] == 1
+            assert seen["vidrelay_workers_live"] == seen["vidrelay_workers"] == 2
+            [version] = [k for k in seen if k.startswith("vidrelay_ytdlp_info{")]
+            assert 'version="unknown"' not in version
+
+            # SIGTERM with a download in flight: not receiving updates any more (503) while the
+            # download finishes, and the endpoint closes with the process.
+            site.set_route("/m/slow.mp4", Trickle(short, seconds=4))
+            slow = api.send_text(chat, user, site.url("/m/slow.mp4"))
+            await api.wait_for(lambda: site.hits("/m/slow.mp4") >= 2, timeout=WAIT_SECONDS)
+            terminating = asyncio.ensure_future(bot.terminate())
+            assert "not receiving updates" in await until_status(f"{base}/healthz", 503)
+            assert await terminating == 0
+            assert slow in {v.reply_to for v in api.videos(user.id)}
+            with pytest.raises(aiohttp.ClientConnectorError):
+                await get(f"{base}/healthz")
+        finally:
+            await bot.close()

@@ -1,0 +1,170 @@
+"""The bot as a real process when its SQLite file is locked or not a database at all: an
+accepted link is never silently lost, and a start that cannot be safe says why in one line.
+(A second bot on a data folder in use: tests/e2e/test_backup.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import socket
+import sqlite3
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+import pytest_asyncio
+
+from core import texts
+from testkit.bot_process import BotProcess, bot_environment
+from testkit.telegram import Chat, FakeBotApi, User
+from testkit.video_site import VideoServer
+from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, Stack, _stack, new_user, sha256_of
+
+pytestmark = pytest.mark.slow
+
+LOCK_SECONDS = 20.0
+BUSY_TIMEOUT_SECONDS = 5.0  # the store's default: a write waits this long for a lock, then fails
+
+
+class FileLock:
+    """Another program (a long write, a backup tool) holding the file's write lock."""
+
+    def __init__(self, path: Path) -> None:
+        self._connection = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+
+    async def hold(self) -> None:
+        await asyncio.to_thread(self._connection.execute, "BEGIN EXCLUSIVE")
+
+    async def release(self) -> None:
+        await asyncio.to_thread(self._connection.execute, "ROLLBACK")
+        await asyncio.to_thread(self._connection.close)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+async def health(port: int) -> int:
+    async with aiohttp.ClientSession() as session, session.get(f"http://127.0.0.1:{port}/healthz") as answer:
+        return answer.status
+
+
+async def health_becomes(port: int, status: int, within: float) -> None:
+    deadline = time.monotonic() + within
+    while (seen := await health(port)) != status:
+        assert time.monotonic() < deadline, f"/healthz stayed {seen}, not {status}"
+        await asyncio.sleep(0.5)
+
+
+@pytest_asyncio.fixture
+async def busy(tmp_path: Path) -> AsyncIterator[tuple[Stack, int]]:
+    """A bot with three workers and its health endpoint on."""
+    port = free_port()
+    async for stack in _stack(tmp_path, VIDRELAY_METRICS_PORT=str(port), VIDRELAY_INTAKE_RETRY_SECONDS="60"):
+        yield stack, port
+
+
+def post_from_three_chats(stack: Stack, clip: str) -> list[tuple[User, int]]:
+    posted = []
+    for _ in range(3):
+        user = new_user()
+        url = stack.site.url(f"/clips/{clip}.mp4?user={user.id}")
+        posted.append((user, stack.api.send_text(Chat.private(user), user, url)))
+    return posted
+
+
+async def test_links_that_arrive_while_the_file_is_locked_are_delivered_after_the_release(
+    busy: tuple[Stack, int],
+) -> None:
+    stack, port = busy
+    lock = FileLock(stack.root / "data" / "vidrelay.db")
+    await lock.hold()
+    try:
+        posted = post_from_three_chats(stack, "short")
+        await stack.api.wait_for(lambda: stack.api.pending_updates == 0, timeout=WAIT_SECONDS)
+        await health_becomes(port, 503, within=LOCK_SECONDS)  # the store refuses writes: /healthz says so
+        await asyncio.sleep(LOCK_SECONDS)  # the lock is the fault itself, not a wait for an outcome
+    finally:
+        await lock.release()
+
+    for user, message_id in posted:
+        video = await stack.video_reply(user.id, message_id, timeout=WAIT_SECONDS)
+        assert video.sha256 == sha256_of(stack.site.clip("short"))
+    await health_becomes(port, 200, within=WAIT_SECONDS)
+    for user, _ in posted:
+        assert len(stack.api.videos(user.id)) == 1
+        assert texts.send_again_later() not in [m.text for m in stack.api.messages(user.id)]
+
+
+@pytest_asyncio.fixture
+async def impatient(tmp_path: Path) -> AsyncIterator[Stack]:
+    """A bot whose intake gives a refused link only a few seconds (the default is a minute)."""
+    async for stack in _stack(tmp_path, VIDRELAY_INTAKE_RETRY_SECONDS="3"):
+        yield stack
+
+
+def jobs_mentioning(data_dir: Path, needle: str) -> int:
+    with sqlite3.connect(f"file:{data_dir / 'vidrelay.db'}?mode=ro", uri=True) as db:
+        queued = db.execute("SELECT count(*) FROM jobs WHERE payload LIKE ?", (f"%{needle}%",)).fetchone()[0]
+        failed = db.execute("SELECT count(*) FROM failed_jobs WHERE payload LIKE ?", (f"%{needle}%",))
+        return int(queued) + int(failed.fetchone()[0])
+
+
+async def test_links_held_past_the_intake_budget_are_asked_for_again_and_never_delivered_twice(
+    impatient: Stack,
+) -> None:
+    stack = impatient
+    lock = FileLock(stack.root / "data" / "vidrelay.db")
+    await lock.hold()
+    try:
+        posted = post_from_three_chats(stack, "short")
+
+        def asked_again(user: User, message_id: int) -> bool:
+            return any(
+                m.reply_to == message_id and m.text == texts.send_again_later()
+                for m in stack.api.messages(user.id)
+            )
+
+        await stack.api.wait_for(lambda: all(asked_again(u, m) for u, m in posted), timeout=WAIT_SECONDS)
+    finally:
+        await lock.release()
+
+    for user, _ in posted:  # given up means not queued: nothing of it can be delivered later
+        assert jobs_mentioning(stack.root / "data", f"user={user.id}") == 0
+    again = [
+        (
+            user,
+            stack.api.send_text(Chat.private(user), user, stack.site.url(f"/clips/short.mp4?user={user.id}")),
+        )
+        for user, _ in posted
+    ]
+    for user, message_id in again:
+        await stack.video_reply(user.id, message_id, timeout=WAIT_SECONDS)
+    for user, _ in posted:
+        assert len(stack.api.videos(user.id)) == 1
+
+
+async def test_a_store_file_of_random_bytes_refuses_the_start_with_one_line_and_is_left_intact(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    store = data / "vidrelay.db"
+    store.write_bytes(os.urandom(64 * 1024))
+    before = hashlib.sha256(store.read_bytes()).hexdigest()
+    async with VideoServer(CLIPS_DIR) as site, FakeBotApi() as api:
+        bot = BotProcess(bot_environment(api, data, sites=[site]), tmp_path / "bot.log")
+        await bot.spawn()
+        assert await bot.wait(timeout=60) == 2
+
+    [line] = bot.log().splitlines()
+    assert line == f"vidrelay: {store} is not an SQLite database"
+    assert hashlib.sha256(store.read_bytes()).hexdigest() == before
+    assert not (data / "vidrelay.db-wal").exists()
+    assert not (data / "vidrelay.db-journal").exists()
