@@ -4,7 +4,8 @@
 no two jobs share a scrape or a download), all in one getUpdates batch, to the bot as a real
 process (`vidrelay run`, job and yt-dlp concurrency 3, a temporary SQLite store) talking to the
 fake Bot API with Telegram's flood limits on. In the same run, the floor: the same 30 links
-through the product's own downloader (scrape, download, probe), 3 at a time, no Telegram at all.
+through the product's own downloader as a job uses it (scrape, download made playable, probe),
+3 at a time, no Telegram at all.
 
 The last line is the machine-read `burst_vs_floor=X.XX` (burst wall / floor wall).
 Targets (issue 12): burst_vs_floor ≤ 1.5 with 0 429s; first message p95 ≤ 2 s.
@@ -13,6 +14,7 @@ Targets (issue 12): burst_vs_floor ≤ 1.5 with 0 429s; first message p95 ≤ 2 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
 import os
 import statistics
@@ -22,7 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from entrypoints.container import Container
+from entrypoints.container import Container, shutdown
 from entrypoints.settings import load_settings
 from ports.media import Downloader, MediaProber
 from testkit.bot_process import BotProcess, bot_environment
@@ -112,17 +114,21 @@ async def floor_wall(downloader: Downloader, prober: MediaProber, urls: list[str
 
 
 async def measure_floor(env: dict[str, str], site: VideoServer, root: Path) -> float:
-    """A container of the bot's own settings builds the downloader (warm yt-dlp server and all);
-    its first run starts that server and is not counted."""
+    """A container of the bot's own settings builds what a job downloads through (yt-dlp with its
+    warm server, made playable everywhere) and the prober; the first run starts the warm server
+    and is not counted."""
     container = Container(settings=load_settings(env | {"VIDRELAY_DATA_DIR": str(root)}))
-    downloader, prober = container.downloader(), container.prober()
+    resolved = container.playable()  # a future when yt-dlp runs behind the guard's proxy (a Resource)
+    playable: Downloader = await resolved if inspect.isawaitable(resolved) else resolved
+    prober = container.prober()
     try:
         [warm] = clip_paths(site, f"{root.name}-warm", 1)
-        await download_one(downloader, prober, site.url(warm), root / "warm-up")
+        await download_one(playable, prober, site.url(warm), root / "warm-up")
         urls = [site.url(p) for p in clip_paths(site, root.name, CHATS)]
-        return await floor_wall(downloader, prober, urls, root)
+        return await floor_wall(playable, prober, urls, root)
     finally:
-        await downloader.shutdown()
+        await container.downloader().shutdown()  # its warm yt-dlp server must not outlive the floor
+        await shutdown(container)
 
 
 # ---- the burst: the bot against the flood limits

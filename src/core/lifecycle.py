@@ -101,9 +101,11 @@ class Failed:
 
 @dataclass(frozen=True, slots=True)
 class Released:
-    """Stopped without failing (shutdown): the attempt is refunded."""
+    """Stopped without failing (shutdown), or deferred by the job itself (its chat's turn comes
+    later): the attempt is refunded."""
 
     available_at: float
+    deferred: bool = False
 
 
 Event = Claimed | Rejected | Succeeded | Failed | Released
@@ -131,6 +133,8 @@ class ScheduleRetry:
 @dataclass(frozen=True, slots=True)
 class Release:
     available_at: float
+    deferred: bool = False
+    """Asked for by the job (`core.jobs.registry.Deferred`), not a shutdown's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +163,7 @@ def step(state: JobState, event: Event, policy: RetryPolicy, random: Random) -> 
             return _after_failure(state, event, policy, random)
         case Phase.RUNNING, Released(available_at=at):
             queued = replace(state, phase=Phase.QUEUED, attempts=state.attempts - 1, available_at=at)
-            return queued, Release(at)
+            return queued, Release(at, deferred=event.deferred)
     return state, Nothing()
 
 

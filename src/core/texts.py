@@ -40,6 +40,10 @@ def megabytes(size: int | float) -> str:
     return f"{size / MB:.2f} MB"
 
 
+def queued(ahead: int) -> str:
+    return f"⏳ <b>Queued</b> — {ahead} ahead of you"
+
+
 def scraping() -> str:
     return "🧐 <b>Scraping</b> URL..."
 
@@ -101,6 +105,10 @@ def progress_bar(percent: float | None) -> str:
 
 def uploading(size: int) -> str:
     return f"\n🚀 <b>Uploading ({megabytes(size)})...</b>"
+
+
+def sent(size: int | None) -> str:
+    return f"✅ <b>Sent</b> ({megabytes(size)})" if size else "✅ <b>Sent</b>"
 
 
 def retrying(next_attempt: int, max_attempts: int) -> str:

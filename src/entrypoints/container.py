@@ -26,12 +26,14 @@ from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.net.resolver import SystemResolver
 from adapters.prometheus.metrics import PrometheusMetrics
+from adapters.telegram.flood import FloodControl
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
 from adapters.ytdlp.downloader import YtDlpDownloader
 from adapters.ytdlp.heights import YtDlpFormatChoice
 from adapters.ytdlp.locator import YtDlpLocator
 from adapters.ytdlp.updater import YtDlpUpdater
+from core.chat.log_views import LogViews
 from core.chat_settings.access import RememberedAccess
 from core.chat_settings.service import ChatSettingsService
 from core.jobs.breaker import CircuitBreakers
@@ -52,6 +54,7 @@ from core.pipeline.intake_retry import EnqueueRetries
 from core.pipeline.job_types import job_types
 from core.pipeline.periodic import Periodic, UpdateStatus
 from core.pipeline.services import PipelineConfig, Services
+from core.pipeline.turns import VideoTurns
 from core.pipeline.url_guard import UrlGuard
 from core.status import StatusQuery
 from core.trust.buttons import SignedButtons
@@ -64,7 +67,6 @@ from entrypoints.bot.metrics import Observed
 from entrypoints.node import worker_id
 from entrypoints.settings import Settings
 from entrypoints.stores import memory_store, postgres_store, sqlite_store
-from ports.clock import Clock
 from ports.net import HostResolver
 from ports.store import Store
 from ports.telemetry import ApiEvents
@@ -79,11 +81,11 @@ async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncItera
 
 
 async def _bot(
-    token: SecretStr | None, api_url: str, local_mode: bool, clock: Clock, events: ApiEvents
+    token: SecretStr | None, api_url: str, local_mode: bool, flood: FloodControl, events: ApiEvents
 ) -> AsyncIterator[Bot]:
     if token is None:
         raise RuntimeError("the bot was asked for without VIDRELAY_BOT_TOKEN; `vidrelay run` checks it first")
-    bot = make_bot(token.get_secret_value(), api_url, local_mode, clock=clock, events=events)
+    bot = make_bot(token.get_secret_value(), api_url, local_mode, flood=flood, events=events)
     try:
         yield bot
     finally:
@@ -159,6 +161,9 @@ class Container(containers.DeclarativeContainer):
     updater = providers.Selector(
         settings.provided.ytdlp_updates, on=ytdlp_updater, off=providers.Object(None)
     )
+    flood = providers.Singleton(FloodControl, clock)
+    """Every Bot API call's pacing; the core asks its pacer (`pacing`) before it sends."""
+    pacing = flood.provided.pacer
     # One registry per container (so per process, and per test): never prometheus' global default.
     metrics = providers.Singleton(PrometheusMetrics, providers.Singleton(CollectorRegistry))
     bot = providers.Resource(
@@ -166,7 +171,7 @@ class Container(containers.DeclarativeContainer):
         settings.provided.bot_token,
         settings.provided.telegram_api_url,
         settings.provided.telegram_local_mode,
-        clock,
+        flood,
         metrics,
     )
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
@@ -215,6 +220,7 @@ class Container(containers.DeclarativeContainer):
         transcode_timeout=settings.provided.ffmpeg_timeout_seconds,
     )
     guard = providers.Singleton(UrlGuard, resolver, guard_rules)
+    log_views = providers.Singleton(LogViews, messenger, clock, pacing)
     services = providers.Singleton(
         Services,
         info=info,
@@ -235,6 +241,8 @@ class Container(containers.DeclarativeContainer):
             max_download_bytes=settings.provided.download_cap_bytes,
         ),
         thumbnails=providers.Singleton(Thumbnails, transcoder, blob_files),
+        logs=log_views,
+        turns=providers.Singleton(VideoTurns, pacing, clock),
         deliveries=metrics,
     )
     download = providers.Singleton(
@@ -297,7 +305,10 @@ class Container(containers.DeclarativeContainer):
         clock,
         store,
         enqueue_retries,
+        log_views,
+        store,
         max_queued_per_user=settings.provided.max_queued_per_user,
+        worker_slots=settings.provided.job_concurrency,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
     inline_requests = providers.Selector(

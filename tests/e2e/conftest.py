@@ -17,7 +17,7 @@ import pytest
 import pytest_asyncio
 
 from testkit.bot_process import BotProcess, bot_environment
-from testkit.telegram import Chat, FakeBotApi, StoredMessage, User, VideoRecord
+from testkit.telegram import Chat, FakeBotApi, FloodLimits, StoredMessage, User, VideoRecord
 from testkit.video_site import VideoServer
 
 CLIPS_DIR = Path(tempfile.gettempdir()) / "vidrelay-test-clips"
@@ -77,8 +77,11 @@ class Stack:
         return await self.api.wait_for(finished, timeout=timeout)
 
 
-async def _stack(root: Path, **env: str) -> AsyncIterator[Stack]:
-    async with VideoServer(CLIPS_DIR) as site, FakeBotApi(keep_uploads=root / "uploads") as api:
+async def _stack(root: Path, flood_limits: FloodLimits | None = None, **env: str) -> AsyncIterator[Stack]:
+    async with (
+        VideoServer(CLIPS_DIR) as site,
+        FakeBotApi(keep_uploads=root / "uploads", flood_limits=flood_limits) as api,
+    ):
         stack = Stack(api, site, root, BotProcess({}, root / "unused.log"))
         await stack.new_bot(**env).start(api)
         try:
@@ -100,6 +103,14 @@ async def shared(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stac
     env = {"VIDRELAY_ADMIN_USER_IDS": str(ADMIN.id), "VIDRELAY_INLINE_CACHE_CHAT_ID": str(INLINE_CACHE.id)}
     async for stack in _stack(tmp_path_factory.mktemp("e2e"), **env):
         stack.api.add_chat(INLINE_CACHE)
+        yield stack
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def limited(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack]:
+    """One bot for a module, against a Bot API that enforces Telegram's flood limits."""
+    env = {"VIDRELAY_JOB_CONCURRENCY": "3", "VIDRELAY_YTDLP_CONCURRENCY": "3"}
+    async for stack in _stack(tmp_path_factory.mktemp("e2e-limited"), FloodLimits(), **env):
         yield stack
 
 

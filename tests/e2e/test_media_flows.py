@@ -73,9 +73,9 @@ async def post(stack: Stack, url: str) -> tuple[int, int]:
     return user.id, stack.api.send_text(Chat.private(user), user, url)
 
 
-def history(stack: Stack, chat_id: int, message_id: int) -> str:
-    log = stack.log_message(chat_id, message_id)
-    assert log is not None
+async def history(stack: Stack, chat_id: int, message_id: int) -> str:
+    """Every text the log message showed, once it settled after the video (✅ Sent)."""
+    log = await stack.log_until(chat_id, message_id, lambda t: "✅ Sent" in t)
     return "\n".join(t or "" for t in log.texts)
 
 
@@ -107,7 +107,7 @@ async def test_a_source_not_every_client_plays_arrives_as_h264_aac_mp4(media: St
     assert plays_everywhere(probed), probed
     assert probed.duration == pytest.approx(2.0, abs=0.3)
     assert (video.width, video.height, video.duration) == (160, 120, 2)
-    assert "🎞 Converting…" in history(media, chat_id, message_id)
+    assert "🎞 Converting…" in await history(media, chat_id, message_id)
     assert video.thumbnail is not None
     assert video.thumbnail.valid
 
@@ -133,7 +133,7 @@ async def test_an_h264_aac_mp4_is_sent_byte_for_byte(media: Stack) -> None:
     video = await media.video_reply(chat_id, message_id)
 
     assert video.sha256 == sha256_of(made)
-    assert "Converting" not in history(media, chat_id, message_id)
+    assert "Converting" not in await history(media, chat_id, message_id)
     assert video.thumbnail is not None
     assert (video.thumbnail.width, video.thumbnail.height) == (160, 120)
 
@@ -199,7 +199,7 @@ async def test_a_64_mb_source_is_compressed_under_50_mb(media: Stack) -> None:
     probed = await uploaded(media, video)
     assert plays_everywhere(probed)
     assert probed.duration == pytest.approx(24.0, abs=1.0)
-    assert "📦 Compressing to fit 50 MB…" in history(media, chat_id, message_id)
+    assert "📦 Compressing to fit 50 MB…" in await history(media, chat_id, message_id)
 
 
 async def test_a_video_too_long_to_fit_at_a_watchable_bitrate_is_refused_before_any_segment(

@@ -13,22 +13,31 @@ from pathlib import Path
 
 import pytest
 from aiogram import Bot
-from aiogram.methods import EditMessageMedia, GetUpdates, SendChatAction, SendMessage, SendVideo
+from aiogram.methods import (
+    EditMessageMedia,
+    EditMessageText,
+    GetUpdates,
+    SendChatAction,
+    SendMessage,
+    SendVideo,
+)
 from aiogram.types import InputMediaVideo
 
 from adapters.clock import SystemClock
-from adapters.telegram.flood import ChatPacer, PacingPolicy, paced_chat
+from adapters.telegram.flood import paced_chat, turn_of
 from adapters.telegram.messenger import TelegramMessenger
+from adapters.telegram.pacing import ChatPacer, PacingPolicy
 from adapters.telegram.session import make_bot
 from ports.clock import Clock
 from ports.messenger import MessengerError, VideoFile, VideoMeta
+from ports.pacing import Turn
 from testkit.telegram import DEFAULT_TOKEN, Chat, FakeBotApi, User
 from tests.support.clock import VirtualClock
+from tests.support.pacing import UNPACED as FAST
 
 ALICE = User(1337, "Alice")
 PRIVATE = Chat.private(ALICE)
 GROUP = Chat.group(-4001, "Friends")
-FAST = PacingPolicy(private_per_second=1000, private_burst=1000, group_per_second=1000, group_burst=1000)
 
 
 @pytest.fixture
@@ -166,7 +175,9 @@ async def test_a_retry_after_longer_than_the_cap_is_not_waited_in_the_request(ap
 async def test_a_burst_to_one_group_is_spaced_out_while_another_chat_is_not_held_back(
     api: FakeBotApi,
 ) -> None:
-    policy = PacingPolicy(private_per_second=1000, private_burst=1000, group_per_second=10, group_burst=1)
+    policy = PacingPolicy(
+        private_per_second=1000, private_burst=1000, group_per_second=10, group_burst=1, overall_burst=100
+    )
     bot, messenger = messenger_for(api, SystemClock(), policy)
     try:
         burst = [asyncio.create_task(messenger.send_text(GROUP.id, f"video {n}")) for n in range(4)]
@@ -186,25 +197,38 @@ async def test_a_burst_to_one_group_is_spaced_out_while_another_chat_is_not_held
     assert [m.text for m in api.messages(GROUP.id)] == [f"video {n}" for n in range(4)]
 
 
-async def test_the_default_group_pace_sends_a_burst_of_five_then_one_every_four_seconds(
-    api: FakeBotApi,
-) -> None:
+async def test_the_default_group_pace_sends_three_at_once_then_one_a_second(api: FakeBotApi) -> None:
     clock = VirtualClock()
     bot, messenger = messenger_for(api, clock, PacingPolicy())
     try:
-        sends = [asyncio.create_task(messenger.send_text(GROUP.id, f"video {n}")) for n in range(7)]
-        await api.wait_for(lambda: len(api.messages(GROUP.id)) == 5)
+        sends = [asyncio.create_task(messenger.send_text(GROUP.id, f"video {n}")) for n in range(5)]
+        await api.wait_for(lambda: len(api.messages(GROUP.id)) == 3)
         await eventually(lambda: clock.sleepers == 1)
-        assert len(api.messages(GROUP.id)) == 5
-        await clock.advance(4)
-        await api.wait_for(lambda: len(api.messages(GROUP.id)) == 6)
+        assert len(api.messages(GROUP.id)) == 3
+        await clock.advance(1)
+        await api.wait_for(lambda: len(api.messages(GROUP.id)) == 4)
         await eventually(lambda: clock.sleepers == 1)
-        await clock.advance(4)
+        await clock.advance(1)
         await asyncio.wait_for(asyncio.gather(*sends), 5)
     finally:
         await close(bot)
 
-    assert [m.text for m in api.messages(GROUP.id)] == [f"video {n}" for n in range(7)]
+    assert [m.text for m in api.messages(GROUP.id)] == [f"video {n}" for n in range(5)]
+
+
+async def test_a_group_gets_twenty_messages_a_minute_and_no_more(clock: VirtualClock) -> None:
+    pacer = ChatPacer(clock, PacingPolicy())
+    for _ in range(20):
+        await pacer.acquire(GROUP.id, Turn.VIDEO)
+        await clock.advance(1)
+
+    assert pacer.wait_seconds(GROUP.id, Turn.VIDEO) == pytest.approx(61 - 20)
+    assert pacer.wait_seconds(PRIVATE.id, Turn.VIDEO) == 0  # another chat is not held back
+    twenty_first = asyncio.create_task(pacer.acquire(GROUP.id, Turn.VIDEO))
+    await clock.advance(40.5)
+    assert not twenty_first.done()
+    await clock.advance(0.5)
+    await asyncio.wait_for(twenty_first, 1)
 
 
 async def test_a_429_in_one_chat_holds_that_chat_for_everyone(clock: VirtualClock) -> None:
@@ -229,6 +253,60 @@ async def test_the_private_pace_allows_three_at_once_then_one_a_second(clock: Vi
     assert not fourth.done()
     await clock.advance(0.1)
     await asyncio.wait_for(fourth, 1)
+
+
+async def test_a_video_goes_before_an_edit_that_was_waiting(clock: VirtualClock) -> None:
+    pacer = ChatPacer(clock, PacingPolicy())
+    for _ in range(3):
+        await pacer.acquire(PRIVATE.id)
+    order: list[str] = []
+
+    async def send(name: str, turn: Turn) -> None:
+        await pacer.acquire(PRIVATE.id, turn)
+        order.append(name)
+
+    edit = asyncio.create_task(send("edit", Turn.EDIT))
+    await clock.advance(0.5)
+    video = asyncio.create_task(send("video", Turn.VIDEO))
+    await clock.advance(3)
+    await asyncio.wait_for(asyncio.gather(edit, video), 1)
+
+    assert order == ["video", "edit"]
+
+
+async def test_an_edit_leaves_a_turn_spare_for_a_video(clock: VirtualClock) -> None:
+    pacer = ChatPacer(clock, PacingPolicy())
+    await pacer.acquire(PRIVATE.id, Turn.MESSAGE)  # the log message: two of three left
+    await pacer.acquire(PRIVATE.id, Turn.EDIT)  # one left: no more edits for now
+
+    assert pacer.wait_seconds(PRIVATE.id, Turn.EDIT) == pytest.approx(1.0)
+    assert pacer.wait_seconds(PRIVATE.id, Turn.VIDEO) == 0
+    await pacer.acquire(PRIVATE.id, Turn.VIDEO)
+    assert pacer.wait_seconds(PRIVATE.id, Turn.VIDEO) == pytest.approx(1.0)
+
+
+async def test_the_bot_as_a_whole_keeps_under_thirty_messages_a_second(clock: VirtualClock) -> None:
+    pacer = ChatPacer(clock, PacingPolicy())
+    for chat in range(25):
+        await pacer.acquire(10_000 + chat)
+
+    late = asyncio.create_task(pacer.acquire(20_000))
+    await clock.advance(0.039)
+    assert not late.done()
+    await clock.advance(0.002)
+    await asyncio.wait_for(late, 1)
+
+
+@pytest.mark.parametrize(
+    ("method", "turn"),
+    [
+        (SendVideo(chat_id=5, video="file-id"), Turn.VIDEO),
+        (SendMessage(chat_id=5, text="x"), Turn.MESSAGE),
+        (EditMessageText(chat_id=5, message_id=1, text="x"), Turn.EDIT),
+    ],
+)
+def test_a_video_goes_first_and_an_edit_last(method: object, turn: Turn) -> None:
+    assert turn_of(method) is turn  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

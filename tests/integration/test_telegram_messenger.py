@@ -27,7 +27,6 @@ from aiogram.exceptions import (
 )
 from aiogram.methods import SendMessage
 
-from adapters.telegram.flood import PacingPolicy
 from adapters.telegram.messenger import TelegramMessenger, to_messenger_error
 from adapters.telegram.session import make_bot
 from core.telegram_errors import (
@@ -40,8 +39,8 @@ from core.telegram_errors import (
 )
 from ports.messenger import Button, MessengerError, StoredVideo, VideoFile, VideoMeta
 from testkit.telegram import DEFAULT_TOKEN, Chat, FakeBotApi, User
+from tests.support.pacing import UNPACED
 
-UNPACED = PacingPolicy(private_per_second=1000, private_burst=1000, group_per_second=1000, group_burst=1000)
 ALICE = User(1337, "Alice", username="alice")
 BOB = User(4242, "Bob")
 PRIVATE = Chat.private(ALICE)

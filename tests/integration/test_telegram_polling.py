@@ -9,14 +9,13 @@ import pytest
 from aiogram import Bot, Dispatcher
 from aiogram.types import CallbackQuery, Message
 
-from adapters.telegram.flood import PacingPolicy
 from adapters.telegram.session import make_bot
 from testkit.telegram import DEFAULT_TOKEN, Chat, FakeBotApi, User
+from tests.support.pacing import UNPACED as FAST
 
 ALICE = User(1337, "Alice", username="alice")
 BOB = User(4242, "Bob")
 GROUP = Chat.supergroup(-1001234, "Friends")
-FAST = PacingPolicy(private_per_second=1000, private_burst=1000, group_per_second=1000, group_burst=1000)
 
 
 @pytest.fixture

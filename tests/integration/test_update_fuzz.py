@@ -27,7 +27,6 @@ from dependency_injector import providers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from adapters.telegram.flood import PacingPolicy
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
 from entrypoints.container import Container
@@ -35,6 +34,7 @@ from testkit.telegram import DEFAULT_TOKEN, CallRecord, Chat, FakeBotApi, User
 from tests.support.clock import VirtualClock
 from tests.support.downloader import video
 from tests.support.hostile_updates import ADMIN, LONG, SHORT, UPDATE_KINDS, Stream, UpdateMade
+from tests.support.pacing import UNPACED
 from tests.support.world import faked_container
 
 EXAMPLES = 100
@@ -47,9 +47,6 @@ ENV = {
     "VIDRELAY_YTDLP_UPDATE_INTERVAL_SECONDS": "0",
     "VIDRELAY_YTDLP_TIMEOUT_SECONDS": "60",
 }
-UNPACED = PacingPolicy(
-    private_per_second=10**6, private_burst=10**6, group_per_second=10**6, group_burst=10**6
-)
 LAST_USER = User(999_000_001, "Last")
 
 
@@ -198,28 +195,28 @@ EDIT_INTERVAL_SECONDS = 3.0
 
 async def drain(container: Container, clock: VirtualClock) -> None:
     """Every job the update caused, retries and backoffs included, in virtual time, and then
-    the edits a log message held back for its edit interval (a job's last words may go out
-    after its row is gone). A job in flight waits on the fake over real sockets: yield to the
-    loop until it is done."""
-    store = container.store()
+    the texts its log message has on their way (a job's last words may go out after its row is
+    gone, paced or held back for the edit interval). A job or an edit in flight waits on the fake
+    over real sockets: yield to the loop until it is done."""
+    store, logs = container.store(), container.log_views()
     quiet_since = None
     worked = False
     for _ in range(20_000):
         counts = await store.counts()
-        worked = worked or bool(counts.waiting + counts.running)
+        worked = worked or bool(counts.waiting + counts.running) or logs.sending
         if not worked:
             return  # no job: nothing of this update is held back
         if counts.running:
             await asyncio.sleep(0.0005)
             continue
-        if counts.waiting:
+        if counts.waiting or logs.sending:
             quiet_since = None
         elif quiet_since is None:
             quiet_since = clock.now()
         elif clock.now() - quiet_since > EDIT_INTERVAL_SECONDS:
             return
         await clock.advance(0.5)
-        await asyncio.sleep(0)
+        await asyncio.sleep(0.0005 if logs.sending else 0)
     raise AssertionError("the jobs of an update never finished")
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from returns.result import Failure, Result, Success
 
 from ports.audio import AudioDownloader
+from ports.clock import Clock
 from ports.media import Downloader, OutputSink, Progress, ProgressSink, ToolFailure, VideoInfo
 
 
@@ -50,6 +51,9 @@ class ScriptedDownloader(Downloader, AudioDownloader):
         self.downloads: list[str] = []
         self.audio_downloads: list[str] = []
         self.content: dict[str, bytes] = {}
+        self.slow: dict[str, float] = {}
+        """Video id → seconds its download takes on `clock`, reporting progress twice a second."""
+        self.clock: Clock | None = None
 
     def serve(self, url: str, *entries: VideoInfo) -> None:
         self.entries[url] = list(entries) or [video(url)]
@@ -80,10 +84,20 @@ class ScriptedDownloader(Downloader, AudioDownloader):
         if self.download_failures[info.id]:
             return Failure(self.download_failures[info.id].popleft())
         if on_progress is not None:
-            on_progress(Progress(50.0, 1e6, 1.0))
+            await self._report(info.id, on_progress)
         target = staging / f"{info.id}.{info.ext}"
         target.write_bytes(self.content.get(info.id, f"video bytes of {info.id}".encode()))
         return Success(target)
+
+    async def _report(self, video_id: str, on_progress: ProgressSink) -> None:
+        seconds = self.slow.get(video_id)
+        if not seconds or self.clock is None:
+            on_progress(Progress(50.0, 1e6, 1.0))
+            return
+        steps = int(seconds * 2)
+        for step in range(steps):
+            on_progress(Progress(100 * step / steps, 1e6, (steps - step) / 2))
+            await self.clock.sleep(0.5)
 
     async def download_audio(
         self,

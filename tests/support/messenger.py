@@ -46,6 +46,12 @@ class ChatMessage:
     """file_id of an audio message."""
     audio_meta: AudioMeta | None = None
     edits: list[str] = field(default_factory=list)
+    first_text: str | None = None
+
+    @property
+    def shown(self) -> list[str]:
+        """Every text the message showed: the one it was sent with, then each edit."""
+        return ([self.first_text] if self.first_text is not None else []) + self.edits
 
 
 class FakeMessenger(Messenger):
@@ -97,7 +103,7 @@ class FakeMessenger(Messenger):
     ) -> int:
         self._maybe_fail("send_text")
         return self._new_message(
-            chat_id, text=text, html=html, reply_to=reply_to, keyboard=keyboard
+            chat_id, text=text, first_text=text, html=html, reply_to=reply_to, keyboard=keyboard
         ).message_id
 
     async def edit_text(

@@ -3,6 +3,7 @@ scripted yt-dlp, virtual time; the blob files are real files under the test's di
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from entrypoints.container import Container
 from entrypoints.settings import load_settings
 from ports.media import MediaProbe, MediaProber
 from ports.net import HostResolver
-from tests.support.clock import VirtualClock
+from tests.support.clock import VirtualClock, settle
 from tests.support.downloader import ScriptedDownloader
 from tests.support.media import RecordingTranscoder, ScriptedProber
 from tests.support.messenger import FakeMessenger
@@ -74,6 +75,7 @@ class World:
         self.store: MemoryStore = self.container.store()
         self.messenger: FakeMessenger = self.container.messenger()
         self.downloader: ScriptedDownloader = self.container.downloader()
+        self.downloader.clock = clock
         self.files = self.container.blob_files()
         self.engine = self.container.engine()
         self.intake = self.container.intake()
@@ -118,15 +120,25 @@ class World:
         )
         return message_id
 
+    async def _busy(self) -> bool:
+        counts = await self.store.counts()
+        return counts.waiting + counts.running > 0
+
+    async def idle_now(self, real_seconds: float = 10.0) -> None:
+        """Until no job is waiting or running, with no virtual time passing (blob files are
+        moved in threads, so this waits in real time, bounded)."""
+        deadline = asyncio.get_running_loop().time() + real_seconds
+        while await self._busy():
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError("jobs did not drain")
+            await asyncio.sleep(0.01)
+        await settle()
+
     async def idle(self) -> None:
         """Run virtual time until no job is waiting or running (retries included)."""
 
-        async def busy() -> bool:
-            counts = await self.store.counts()
-            return counts.waiting + counts.running > 0
-
         for _ in range(2000):
-            if not await busy():
+            if not await self._busy():
                 return
             await self.clock.advance(0.5)
         raise AssertionError("jobs did not drain")

@@ -8,8 +8,9 @@ import pytest
 from returns.result import Failure, Success
 
 from core.blobs import blob_file_name
-from core.jobs.registry import JobFailure, JobOutcome
-from core.pipeline.delivery import Delivery, Destination, Report
+from core.jobs.registry import Deferred, JobFailure, JobOutcome
+from core.pipeline.delivery import Delivery, Destination
+from core.pipeline.report import Report
 from core.pipeline.services import PipelineConfig
 from ports.blobs import BlobRecord
 from ports.media import Progress, VideoInfo
@@ -31,6 +32,8 @@ class Recording(Destination, Report):
         self._hold_longer_than = hold_longer_than
         self._stored = stored
         self.wrong_file_id = False
+        self.busy_until: float | None = None
+        """The chat's turn comes only then (Telegram's pacing)."""
 
     @property
     def verbose(self) -> bool:
@@ -54,8 +57,20 @@ class Recording(Destination, Report):
     async def uploading(self, size: int) -> None:
         self.calls.append(f"uploading {size}")
 
+    async def sending(self) -> None:
+        self.calls.append("sending")
+
+    def unsent(self) -> None:
+        self.calls.append("unsent")
+
+    def sent(self, size: int | None) -> None:
+        self.calls.append(f"sent {size}")
+
     async def ending(self) -> None:
         self.calls.append("ending")
+
+    def not_before(self, video: VideoFile | StoredVideo) -> float | None:
+        return self.busy_until
 
     async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
         self.calls.append(f"hold {duration} {pinned_key}")
@@ -108,7 +123,9 @@ async def test_a_new_video_is_downloaded_once_uploaded_and_its_file_id_recorded(
         "downloading",
         "progress 50",
         f"uploading {size}",
+        "sending",
         f"send file {blob_file_name(KEY, 'mp4')}",
+        f"sent {size}",
         "delivered F-new",
     ]
     record = await world.store.blob(KEY)
@@ -120,7 +137,14 @@ async def test_a_video_telegram_has_goes_by_file_id_without_a_download(world: Wo
     await world.store.put_blob(stored_record("F-old"))
     job = Recording()
     assert await deliver(world, video(URL), job) == Success(None)
-    assert job.calls == ["hold 12.0 None", "send stored F-old", "delivered F-old"]
+    assert job.calls == [
+        "hold 12.0 None",
+        "found v1",  # the log's last text shows what the video is, a cache hit's too
+        "sending",
+        "send stored F-old",
+        "sent None",
+        "delivered F-old",
+    ]
     assert world.downloader.downloads == []
 
 
@@ -129,7 +153,7 @@ async def test_a_file_id_telegram_refuses_is_forgotten_and_the_video_downloaded_
     job = Recording()
     job.wrong_file_id = True
     assert await deliver(world, video(URL), job) == Success(None)
-    assert job.calls[:3] == ["hold 12.0 None", "send stored F-stale", "found v1"]
+    assert job.calls[:5] == ["hold 12.0 None", "found v1", "sending", "send stored F-stale", "unsent"]
     assert job.calls[-1] == "delivered F-new"
     assert world.downloader.downloads == ["v1"]
 
@@ -184,7 +208,7 @@ async def test_bytes_too_large_for_the_upload_are_not_sent(world: World) -> None
     world.downloader.content["v1"] = b"x" * (world.settings.upload_limit_bytes + 1)
     job = Recording()
     await deliver(world, video(URL, filesize=None), job)
-    assert job.calls[-1] == f"too large {world.settings.upload_limit_bytes + 1}"
+    assert job.calls[-2:] == ["ending", f"too large {world.settings.upload_limit_bytes + 1}"]
     assert not any(call.startswith("send") for call in job.calls)
 
 
@@ -217,6 +241,28 @@ async def test_the_videos_of_a_link_leave_out_photos_and_never_come_back_empty(w
     none = await delivery.videos(only_photos, Recording())
     assert isinstance(none, Failure)
     assert none.failure().code == "not_a_video"
+
+
+async def test_a_busy_chat_defers_the_job_and_keeps_the_bytes_for_its_turn(world: World) -> None:
+    job = Recording()
+    job.busy_until = world.clock.now() + 40
+
+    assert await deliver(world, video(URL), job) == Success(Deferred(world.clock.now() + 40))
+    assert not any(call.startswith("send") for call in job.calls)
+    job.busy_until = None
+    assert await deliver(world, video(URL), job) == Success(None)
+    assert world.downloader.downloads == ["v1"]  # the next turn found the bytes on disk
+    assert job.calls[-1] == "delivered F-new"
+
+
+async def test_telegrams_retry_after_on_the_video_defers_instead_of_failing(world: World) -> None:
+    class Flooded(Recording):
+        async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
+            raise MessengerError("Too Many Requests: retry after 7", 429, 7)
+
+    job = Flooded()
+    assert await deliver(world, video(URL), job) == Success(Deferred(world.clock.now() + 7))
+    assert job.calls[-2:] == ["sending", "unsent"]
 
 
 def stored_record(file_id: str) -> BlobRecord:

@@ -10,7 +10,7 @@ import pytest
 
 from core.trust.buttons import Press
 from ports.messenger import MessengerError
-from tests.support.clock import VirtualClock
+from tests.support.clock import VirtualClock, settle
 from tests.support.downloader import http_error, video
 from tests.support.messenger import WRONG_FILE_ID
 from tests.support.world import GROUP_CHAT, OTHER_USER, PRIVATE_CHAT, USER, World
@@ -35,23 +35,75 @@ def videos(world: World, chat: int) -> list[str]:
     return [m.video for m in world.messenger.chat(chat) if m.video]
 
 
-async def test_a_private_link_becomes_a_video_reply_after_one_edited_log(world: World) -> None:
+async def test_a_fast_private_link_is_the_log_message_the_video_and_one_settling_edit(
+    world: World,
+) -> None:
     world.downloader.serve(URL)
     message_id = await world.post(URL)
-    await world.idle()
+    await world.idle_now()  # a fast job: no time passes while it runs
     [log, sent] = world.messenger.chat(PRIVATE_CHAT)
     assert sent.video is not None
     assert sent.reply_to == message_id
     assert log.reply_to == message_id
-    stages = ["🧐 <b>Scraping</b>", "🎬 <b>Video info:</b>", "⬇️ <b>Downloading...</b>", "🚀 <b>Uploading"]
-    for stage in stages:
-        assert stage in (log.text or "")
-    assert len(log.edits) >= 2
+    assert log.first_text == "🧐 <b>Scraping</b> URL..."  # sent when the link was accepted
+    [settled] = log.edits  # the stages in between passed before an edit was due
+    assert "🎬 <b>Video info:</b>" in settled
+    assert settled.endswith("✅ <b>Sent</b> (0.00 MB)")
+    assert [c for c in world.messenger.calls if c != "send_video"] == ["send_text", "edit_text"]
     record = await world.store.blob("testsite:v1:18")
     assert record is not None
     assert record.file_id == sent.video
     assert record.file_name is None  # the bytes went once Telegram had the video
     assert list((world.files.blob_dir).iterdir()) == []
+
+
+async def test_a_slow_download_shows_its_progress_at_most_every_three_seconds(
+    world: World, clock: VirtualClock
+) -> None:
+    world.downloader.serve(URL)
+    world.downloader.slow["v1"] = 20.0
+    await world.post(URL)
+    await world.idle()
+    [log, _] = world.messenger.chat(PRIVATE_CHAT)
+    progress = [text for text in log.edits if "%" in text]
+    assert len(progress) >= 5
+    assert log.edits[-1].endswith("✅ <b>Sent</b> (0.00 MB)")
+    assert "[" not in log.edits[-1]  # the bar went with the download
+
+
+async def test_a_queued_link_says_so_and_the_same_message_carries_its_job(world: World) -> None:
+    world.downloader.serve(URL)
+    others = [f"https://videos.example/watch/{n}" for n in range(2, 6)]
+    for other in others:
+        world.downloader.serve(other, video(other, other.rsplit("/", 1)[1]))
+        world.downloader.slow[other.rsplit("/", 1)[1]] = 10.0
+        await world.post(other, chat_id=PRIVATE_CHAT + 1, user_id=OTHER_USER)
+    await settle()  # the workers took three of them
+    await world.post(URL)
+    await settle()
+    [log] = world.messenger.chat(PRIVATE_CHAT)
+    # 4 jobs before it, 3 workers: one waits before it, then one of the running must finish
+    assert log.first_text == "⏳ <b>Queued</b> — 2 ahead of you"
+    await world.idle()
+    [log, sent] = world.messenger.chat(PRIVATE_CHAT)
+    assert sent.video is not None
+    assert log.text is not None
+    assert log.text.endswith("✅ <b>Sent</b> (0.00 MB)")
+
+
+async def test_nothing_reaches_the_chat_after_a_too_large_refusal(world: World, clock: VirtualClock) -> None:
+    world.downloader.serve(URL, video(URL, filesize=None))
+    world.downloader.content["v1"] = b"x" * (world.settings.upload_limit_bytes + 1)
+    world.downloader.slow["v1"] = 10.0  # progress keeps coming until the bytes are measured
+    await world.post(URL)
+    await world.idle()
+    [log, refusal] = world.messenger.chat(PRIVATE_CHAT)
+    assert refusal.text is not None
+    assert refusal.text.startswith("😞 Video too large")
+    edits_at_the_end = list(log.edits)
+    await clock.advance(30)
+    assert log.edits == edits_at_the_end
+    assert world.messenger.calls[-1] == "send_text"  # the refusal was the chat's last word
 
 
 async def test_the_same_video_from_another_chat_is_sent_by_file_id(world: World) -> None:

@@ -13,6 +13,7 @@ from core.jobs.breaker import BreakerPolicy, CircuitBreakers
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import (
     DeadJob,
+    Deferred,
     DuplicateJobName,
     JobContext,
     JobFailure,
@@ -85,6 +86,36 @@ async def test_jobs_run_in_fifo_order(harness: Harness, clock: VirtualClock) -> 
     await engine.start()
     await clock.run_until(lambda: len(runs) == 5)
     assert [n for n, _ in runs] == ["0", "1", "2", "3", "4"]
+    assert (await harness.store.counts()).waiting == 0
+
+
+async def test_a_deferred_job_waits_in_the_queue_without_spending_attempts_or_a_worker(
+    harness: Harness, clock: VirtualClock
+) -> None:
+    runs: list[tuple[str, float]] = []
+    deferrals = 5  # more than max_attempts: deferring never uses one up
+
+    async def waiting_for_its_turn(context: JobContext) -> JobOutcome:
+        nonlocal deferrals
+        runs.append(("deferring" if deferrals else "done", clock.now()))
+        if deferrals:
+            deferrals -= 1
+            return Success(Deferred(clock.now() + 10))
+        return DONE
+
+    engine = harness.build(
+        harness.job_type("deferring", waiting_for_its_turn), harness.job_type("other", recorder(clock, runs))
+    )
+    await harness.enqueue("deferring")
+    await harness.enqueue("other", {"n": "other"})
+    started = clock.now()
+    await engine.start()
+    await clock.run_until(lambda: len(runs) == 7, limit_seconds=120)
+
+    assert [n for n, _ in runs] == ["deferring", "other", *["deferring"] * 4, "done"]
+    assert runs[1][1] == started  # the one worker was free for the other job at once
+    assert [t - started for _, t in runs[2:]] == pytest.approx([10, 20, 30, 40, 50], abs=0.6)
+    assert harness.dead == []
     assert (await harness.store.counts()).waiting == 0
 
 

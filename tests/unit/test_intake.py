@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.pipeline.intake import IncomingMessage
+from core.pipeline.job_names import DOWNLOAD_VIDEO
 from core.urls import Entity
-from tests.support.clock import VirtualClock
+from tests.support.clock import VirtualClock, settle
+from tests.support.downloader import video
 from tests.support.world import PRIVATE_CHAT, USER, World
 
 
@@ -71,3 +73,45 @@ async def test_a_message_without_links_makes_nothing(tmp_path: Path, clock: Virt
     report = await world.intake.accept(IncomingMessage(1, "private", 1, USER, "hello there", []))
     assert (report.accepted, report.refused, report.queue_full) == ([], [], False)
     assert await world.store.list_jobs() == []
+
+
+async def test_an_accepted_private_link_is_answered_before_a_worker_runs_it(
+    tmp_path: Path, clock: VirtualClock
+) -> None:
+    world = World(clock, tmp_path)  # no worker runs yet: the log message cannot come from one
+    url = "https://a.example/1"
+    await world.intake.accept(message("a.example/1", message_id=5))
+    await settle()
+    [log] = world.messenger.chat(PRIVATE_CHAT)
+    assert (log.reply_to, log.text) == (5, "🧐 <b>Scraping</b> URL...")
+
+    world.downloader.serve(url, video(url))
+    world.downloader.slow["v1"] = 10.0
+    await world.engine.start()
+    await settle()
+    [job] = [j for j in await world.store.list_jobs() if j.name == DOWNLOAD_VIDEO]  # no periodic job
+    assert job.payload["log"]["message_ids"] == [log.message_id]  # the worker's first save
+    await world.idle()
+    await world.engine.stop(grace_seconds=0)
+    assert [m.message_id for m in world.messenger.chat(PRIVATE_CHAT) if m.video is None] == [log.message_id]
+
+
+async def test_a_link_behind_busy_workers_says_how_many_are_ahead(
+    tmp_path: Path, clock: VirtualClock
+) -> None:
+    world = World(clock, tmp_path, VIDRELAY_JOB_CONCURRENCY="1", VIDRELAY_MAX_QUEUED_PER_USER="5")
+    await world.intake.accept(message("a.example/1 a.example/2 a.example/3"))
+    await settle()
+    assert [m.text for m in world.messenger.chat(PRIVATE_CHAT)] == [
+        "🧐 <b>Scraping</b> URL...",
+        "⏳ <b>Queued</b> — 1 ahead of you",
+        "⏳ <b>Queued</b> — 2 ahead of you",
+    ]
+
+
+async def test_a_group_link_gets_no_log_message(tmp_path: Path, clock: VirtualClock) -> None:
+    world = World(clock, tmp_path)
+    report = await world.intake.accept(message("a.example/1", chat_id=-2002))
+    await settle()
+    assert report.accepted == ["https://a.example/1"]
+    assert world.messenger.calls == []

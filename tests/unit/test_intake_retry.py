@@ -73,7 +73,10 @@ def intake_over(world: World, jobs: RefusingJobs, choices: ChatSettingsStore | N
         world.clock,
         choices or world.store,
         retries,
+        world.services.logs,
+        world.store,
         max_queued_per_user=10,
+        worker_slots=world.settings.job_concurrency,
     )
 
 

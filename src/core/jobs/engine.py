@@ -2,7 +2,9 @@
 
 Handlers persist a row and return; `concurrency` workers claim rows (write-ahead attempts, fenced
 and renewed leases) and run them. A transient failure is persisted as the row's `available_at`,
-so a backing-off job never blocks a worker and a restart keeps its schedule. Idle workers sleep
+so a backing-off job never blocks a worker and a restart keeps its schedule; a job that defers
+itself (`registry.Deferred`: its chat's turn comes later) goes back the same way, its attempt
+refunded. Idle workers sleep
 until the next row is due or an enqueue wakes them — never a busy poll. Every background loop is
 supervised: an error is logged and backed off from, a loop that still dies is started again.
 

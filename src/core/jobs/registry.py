@@ -28,7 +28,18 @@ class JobFailure:
     """What kind of failure, for the hooks (e.g. "not_a_video" stays silent in groups)."""
 
 
-JobOutcome = Result[None, JobFailure]
+@dataclass(frozen=True, slots=True)
+class Deferred:
+    """Not done, and not failed either: run the job again at `until`, its attempt refunded.
+
+    For a wait that is nobody's fault and must not hold a worker (a chat that Telegram's flood
+    limits close for the next 40 s): the row waits in the queue, the worker takes other jobs.
+    """
+
+    until: float
+
+
+JobOutcome = Result[Deferred | None, JobFailure]
 
 
 class JobContext:

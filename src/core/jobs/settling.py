@@ -38,13 +38,19 @@ class Settler:
                     await self._complete(job, counted=failure is None)
                 case ScheduleRetry(available_at=at):
                     await self._retry(job, at, failure)
-                case Release(available_at=at):
+                case Release(available_at=at, deferred=deferred):
                     if await self._persist(job, "release", lambda: self._p.queue.release(job.lease, at)):
-                        log.warning("job released: it runs again later", extra=log_fields(job))
+                        self._released(job, at, deferred=deferred)
                 case DeadLetter(error=error):
                     await self._bury(job, error, job_type, failure)
         finally:
             self.let_go(job)
+
+    def _released(self, job: Job, at: float, *, deferred: bool) -> None:
+        if deferred:  # routine in a busy chat: its video waits for the chat's turn, not a worker
+            log.info("job deferred for %.1fs", max(at - self._p.clock.now(), 0.0), extra=log_fields(job))
+        else:
+            log.warning("job released: it runs again later", extra=log_fields(job))
 
     def let_go(self, job: Job) -> None:
         self._p.in_flight.drop(job)

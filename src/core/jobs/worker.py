@@ -18,7 +18,7 @@ from core.jobs.attempt import Deadlines
 from core.jobs.fields import log_fields
 from core.jobs.in_flight import HeldJob, LostLease
 from core.jobs.parts import EngineParts
-from core.jobs.registry import JobContext, JobFailure, JobOutcome, JobType, RetryNotice
+from core.jobs.registry import Deferred, JobContext, JobFailure, JobOutcome, JobType, RetryNotice
 from core.jobs.settling import Settler
 from core.jobs.tasks import first_of, settle
 from core.lifecycle import (
@@ -182,6 +182,8 @@ class Worker:
         match outcome:
             case None:
                 event: Event = Released(now)
+            case Success(Deferred(until=until)):
+                event = Released(until, deferred=True)  # neither a success nor a failure of its site
             case Success():
                 p.breakers.record_success(job.key)
                 event = Succeeded()

@@ -16,10 +16,11 @@ from typing import Protocol
 from returns.result import Failure, Result, Success
 
 from core.blobs import blob_key
-from core.jobs.registry import JobOutcome
+from core.jobs.registry import Deferred, JobOutcome
 from core.media.sound import SoundFetcher, sound_of
-from core.pipeline.delivery import Report, after_send, fetch_bytes, refuse_oversize
+from core.pipeline.delivery import Paced, after_send, fetch_bytes, refuse_oversize
 from core.pipeline.failures import vanished
+from core.pipeline.report import Report
 from core.pipeline.services import PipelineConfig, Services
 from core.telegram_errors import is_wrong_file_id
 from ports.blobs import BlobRecord
@@ -29,7 +30,7 @@ from ports.messenger import AudioFile, AudioMeta, MessengerError, SentAudio, Sto
 SentSound = Result[SentAudio | None, MessengerError]
 
 
-class AudioDestination(Protocol):
+class AudioDestination(Paced, Protocol):
     """Where the sound goes."""
 
     async def too_large(self, size: int) -> JobOutcome: ...
@@ -54,12 +55,15 @@ class AudioDelivery:
         sound = sound_of(info)
         key = blob_key(sound)
         record = await self._s.blobs.find(key)
+        report.found(info)  # a cache hit's log too ends on what the sound is from
         if record is not None and record.file_id is not None:
-            sent = await _send(to, StoredAudio(record.file_id), audio_meta(record, info))
+            stored = StoredAudio(record.file_id)
+            if (later := to.not_before(stored)) is not None:
+                return Success(Deferred(later))
+            sent = await _send(to, stored, audio_meta(record, info), report)
             if not (isinstance(sent, Failure) and is_wrong_file_id(sent.failure())):
-                return await self._after_send(to, record, sent, record.file_id)
+                return await self._after_send(to, record, sent, record.file_id, report)
             await self._s.blobs.clear_file_id(key)
-        report.found(info)
         await report.downloading()
         fetched = await fetch_bytes(self._s.blobs, sound, self._sounds, self._timeout, report, to)
         if not isinstance(fetched, BlobRecord):
@@ -74,10 +78,13 @@ class AudioDelivery:
         path = self._s.blobs.path_of(record)
         if path is None:
             return Failure(vanished())
+        upload = AudioFile(path)
+        if (later := to.not_before(upload)) is not None:
+            return Success(Deferred(later))  # the bytes stay on disk for the next turn
         await report.uploading(record.size or 0)
         async with self._cover(path) as cover:
-            sent = await _send(to, AudioFile(path), audio_meta(record, info, cover))
-        return await self._after_send(to, record, sent, None)
+            sent = await _send(to, upload, audio_meta(record, info, cover), report)
+        return await self._after_send(to, record, sent, None, report)
 
     def _cover(self, path: Path) -> AbstractAsyncContextManager[Path | None]:
         """The sound file's cover (the site's picture, embedded at download) as its thumbnail: the
@@ -87,9 +94,14 @@ class AudioDelivery:
         return self._s.thumbnails.of(path, None)
 
     async def _after_send(
-        self, to: AudioDestination, record: BlobRecord, sent: SentSound, stored_file_id: str | None
+        self,
+        to: AudioDestination,
+        record: BlobRecord,
+        sent: SentSound,
+        stored_file_id: str | None,
+        report: Report,
     ) -> JobOutcome:
-        return await after_send(self._s.blobs, to, record, sent, stored_file_id)
+        return await after_send(self._s.blobs, self._s.clock, to, record, sent, stored_file_id, report)
 
 
 def audio_meta(
@@ -105,8 +117,12 @@ def audio_meta(
     )
 
 
-async def _send(to: AudioDestination, audio: AudioFile | StoredAudio, meta: AudioMeta) -> SentSound:
+async def _send(
+    to: AudioDestination, audio: AudioFile | StoredAudio, meta: AudioMeta, report: Report
+) -> SentSound:
+    await report.sending()
     try:
         return Success(await to.send_audio(audio, meta))
     except MessengerError as error:
+        report.unsent()
         return Failure(error)

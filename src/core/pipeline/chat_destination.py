@@ -7,10 +7,11 @@ from returns.result import Success
 from core import texts
 from core.jobs.registry import JobOutcome
 from core.pipeline.audio_delivery import AudioDestination
-from core.pipeline.delivery import Destination
+from core.pipeline.delivery import Destination, Outgoing
 from core.pipeline.parking import Parking, needs_confirmation
 from core.pipeline.replies import Replies
 from core.pipeline.request import DownloadRequest
+from core.pipeline.turns import VideoTurns
 from core.trust.migrations import may_migrate
 from ports.blobs import BlobRecord
 from ports.clock import Clock
@@ -36,6 +37,7 @@ class ChatDestination(Destination, AudioDestination):
         messenger: Messenger,
         parking: Parking,
         replies: Replies,
+        turns: VideoTurns,
         confirm_longer_than_seconds: float,
         deliveries: DeliveryEvents,
         clock: Clock,
@@ -46,6 +48,7 @@ class ChatDestination(Destination, AudioDestination):
         self._messenger = messenger
         self._parking = parking
         self._replies = replies
+        self._turns = turns
         self._confirm_longer_than = confirm_longer_than_seconds
 
     async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
@@ -61,6 +64,9 @@ class ChatDestination(Destination, AudioDestination):
         await self._replies.reopen(self._request)
         await self._replies.say(self._request, texts.too_large(size))
         return Success(None)
+
+    def not_before(self, outgoing: Outgoing) -> float | None:
+        return self._turns.not_before(self._request.chat_id)
 
     async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo:
         request = self._request

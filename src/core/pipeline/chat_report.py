@@ -1,37 +1,58 @@
-"""What a download job says on the way: the private chat's log message, silent in groups.
+"""What a download job says on the way: its log message in a private chat, nothing in a group.
 
-Where the log stands travels in the job's payload, checkpointed before every slow step: if the
-process dies during it, the next attempt appends to this same message instead of starting another.
+The report writes the job's state into the log view (`core.chat.log_view`) and never waits for
+the chat: the view's sender shows the latest state when Telegram's pacing allows. Where the log
+stands travels in the job's payload, saved before every slow step and whenever the view learns a
+new message id: if the process dies, the next attempt appends to this same message.
+
+The stages before the upload replace each other (🧐 scraping, ⬇️ downloading, 🚀 uploading):
+only the current one is shown. Those that change the video (🎞 converting, 📦 compressing to
+fit) stay as lasting lines, so the settled log still says what was done; `progress` shows the
+percent of whichever runs. A new stage of that kind is a value of `ports.media.Stage` and its line
+in `texts.stage_line`; nothing here changes.
 """
 
 from __future__ import annotations
 
+from returns.result import Failure, Success
+
 from core import texts
-from core.chat.log_message import JobLog, LogMessage, LogState, SilentLog
-from core.jobs.registry import JobContext
-from core.pipeline.delivery import Report
+from core.chat.log_delivery import LogAddress
+from core.chat.log_state import LogState
+from core.chat.log_view import LogView
+from core.chat.log_views import LogViews
+from core.jobs.registry import Deferred, JobContext, JobOutcome
+from core.pipeline.report import Report
 from core.pipeline.request import DownloadRequest
-from ports.clock import Clock
 from ports.media import Progress, Stage, VideoInfo
-from ports.messenger import Messenger
 
 
-def log_for(request: DownloadRequest, messenger: Messenger, clock: Clock) -> JobLog:
+def log_address(request: DownloadRequest) -> LogAddress:
+    return LogAddress(request.chat_id, request.message_id)
+
+
+def log_view(request: DownloadRequest, logs: LogViews, job_id: int) -> LogView:
+    """The job's live view in a private chat (one this process showed already, or one over where
+    the payload says the log stands); in a group a view nobody is shown."""
     state = LogState.from_json(request.log)
     if not request.private:
-        return SilentLog(state)
-    return LogMessage(messenger, clock, request.chat_id, request.message_id, state)
+        return LogViews.unshown(log_address(request), state)
+    return logs.open(job_id, log_address(request), state)
 
 
 class ChatReport(Report):
     def __init__(
-        self, request: DownloadRequest, log: JobLog, context: JobContext, upload_limit_bytes: int
+        self, request: DownloadRequest, logs: LogViews, context: JobContext, upload_limit_bytes: int
     ) -> None:
         self._request = request
-        self._log = log
         self._context = context
         self._limit = upload_limit_bytes
         self._stage = Stage.DOWNLOAD
+        state = LogState.from_json(request.log)
+        if request.private:
+            self._view = logs.adopt(context.job.id, log_address(request), state, self._save)
+        else:
+            self._view = LogViews.unshown(log_address(request), state)
 
     @property
     def verbose(self) -> bool:
@@ -40,54 +61,78 @@ class ChatReport(Report):
     def attempt_started(self) -> None:
         """An attempt the log has not announced: the one before it crashed the process."""
         if self._context.attempt > self._request.reported_attempt:
-            self._log.append(texts.retrying(self._context.attempt, self._context.max_attempts))
+            self._view.line(texts.retrying(self._context.attempt, self._context.max_attempts))
             self._request.reported_attempt = self._context.attempt
+            self._context.payload["reported_attempt"] = self._context.attempt
 
     def note(self, html: str) -> None:
-        self._log.append(html)
+        self._view.line(html)
+
+    def done(self) -> None:
+        """Nothing more to show: the job's work goes on elsewhere (one child job per video)."""
+        self._view.settle()
 
     async def scraping(self) -> None:
         if not self._request.info_shown:
-            self._log.append(("\n" if self._log.state.text else "") + texts.scraping())
+            self._view.stage(texts.scraping())
             await self.checkpoint()
 
     def found(self, info: VideoInfo) -> None:
         if not self._request.info_shown:
-            self._log.append(texts.video_info(info))
+            self._view.line(texts.video_info(info))
             self._request.info_shown = True
-            self._context.payload.update(self._request.to_payload())
+            self._context.payload["info_shown"] = True
 
     async def downloading(self) -> None:
-        self._log.append(texts.downloading())
+        self._view.stage(texts.downloading())
         await self.checkpoint()
 
     def progress(self, progress: Progress) -> None:
         if progress.stage is not self._stage:
-            # Converting or compressing began: a lasting line, then its percent below it.
+            # Converting or compressing began: a lasting line (the settled log still says what
+            # was done to the video), the download's stage is over, the percent goes below it.
             self._stage = progress.stage
             if (line := texts.stage_line(progress, self._limit)) is not None:
-                self._log.append(line)
-        self._log.progress(texts.progress_line(progress))
+                self._view.line(line)
+                self._view.stage("")
+        self._view.progress(texts.progress_line(progress))
 
     def output(self, line: str) -> None:
-        self._log.append(texts.output_chunk(line))
-        self._log.progress("")
+        self._view.line(texts.output_chunk(line))
 
     async def uploading(self, size: int) -> None:
-        self._log.append(texts.uploading(size))
-        await self._log.flush()
+        self._view.stage(texts.uploading(size))
+
+    async def sending(self) -> None:
+        await self._view.hold()
+
+    def unsent(self) -> None:
+        self._view.release()
+
+    def sent(self, size: int | None) -> None:
+        self._view.settle(texts.sent(size))
 
     async def ending(self) -> None:
-        await self._log.close()
+        await self._view.end()
 
-    async def finish(self, delivered: bool) -> None:
-        """Close the log; unless the video went out, keep where it is for a retry or the 💥 report."""
-        await self._log.close()
-        if not delivered:
-            await self.checkpoint()
+    async def finish(self, outcome: JobOutcome | None) -> None:
+        """After the attempt: unless the job is done, keep where the log stands for the attempt
+        after it (a retry, the next turn of a deferred job, or the 💥 report)."""
+        match outcome:
+            case Success(Deferred()):
+                self._view.release()
+            case Success():
+                self._view.settle()  # nothing is left to say (a video, a refusal or a fan-out said it)
+                return
+            case Failure() | None:
+                self._view.release()
+                self._view.stage("")  # the failed attempt's stage is over; ⚠️ or 💥 follows
+        await self.checkpoint()
 
     async def checkpoint(self) -> None:
-        await self._log.flush()
-        self._request.log = self._log.state.to_json()
-        self._context.payload.update(self._request.to_payload())
+        await self._save(self._view.state)
+
+    async def _save(self, state: LogState) -> None:
+        # Only the log's own key: the view may save after the retry hook wrote its keys.
+        self._context.payload["log"] = state.to_json()
         await self._context.save()

@@ -3,9 +3,10 @@
 guard → scrape (cached) → sent by file_id when Telegram has the video → size check (too large
 even compressed, or over the download cap: refused before a byte) → one shared download, made
 playable or compressed to fit by the downloader → size check on the bytes → upload with a
-thumbnail → the file_id recorded and the bytes released. What
-is a job's own stays behind two ports: its `Destination` (where the video goes, and what a long or
-too large video means there) and its `Report` (what the chat hears on the way).
+thumbnail → the file_id recorded and the bytes released. What is a job's own stays behind two
+ports: its `Destination` (where the video goes, and what a long or too large video means there)
+and its `Report` (`report`: what the chat hears on the way). A video whose chat is busy for a
+while (Telegram's pacing) comes back later (`Deferred`) instead of holding a worker.
 """
 
 from __future__ import annotations
@@ -18,45 +19,38 @@ from typing import Protocol
 from returns.result import Failure, Result, Success
 
 from core.blobs import blob_key
-from core.jobs.registry import JobFailure, JobOutcome
+from core.jobs.registry import Deferred, JobFailure, JobOutcome
 from core.media.blob_service import BlobService, Fetcher
 from core.media.fit import SizeLimits, SizeVerdict, verdict_before_download
 from core.pipeline.failures import api_failure, no_video, refused, tool_failure, vanished
+from core.pipeline.report import Report
 from core.pipeline.services import PipelineConfig, Services
-from core.telegram_errors import is_wrong_file_id
+from core.telegram_errors import ApiVerdict, classify_telegram, is_wrong_file_id
 from ports.blobs import BlobRecord
-from ports.media import OutputSink, Progress, ToolFailure, VideoInfo
-from ports.messenger import MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
+from ports.clock import Clock
+from ports.media import OutputSink, ToolFailure, VideoInfo
+from ports.messenger import (
+    AudioFile,
+    MessengerError,
+    SentVideo,
+    StoredAudio,
+    StoredVideo,
+    VideoFile,
+    VideoMeta,
+)
 
 Sent = Result[SentVideo | None, MessengerError]
+Outgoing = VideoFile | StoredVideo | AudioFile | StoredAudio
 
 
-class Report(Protocol):
-    """What the chat hears while its video is on the way."""
-
-    @property
-    def verbose(self) -> bool:
-        """yt-dlp's output goes into the report, and the caches are bypassed."""
-        ...
-
-    async def scraping(self) -> None: ...
-
-    def found(self, info: VideoInfo) -> None: ...
-
-    async def downloading(self) -> None: ...
-
-    def progress(self, progress: Progress) -> None: ...
-
-    def output(self, line: str) -> None: ...
-
-    async def uploading(self, size: int) -> None: ...
-
-    async def ending(self) -> None:
-        """The job's last word comes next (a refusal): say everything now, so nothing follows it."""
+class Paced(Protocol):
+    def not_before(self, outgoing: Outgoing) -> float | None:
+        """When to come back if sending `outgoing` would wait for its chat's turn longer than a
+        worker should (Telegram's pacing, see `turns`); None: it may go now."""
         ...
 
 
-class Destination(Protocol):
+class Destination(Paced, Protocol):
     """Where the video goes."""
 
     async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
@@ -73,35 +67,6 @@ class Destination(Protocol):
     async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
         """Telegram has the video as `file_id`, recorded already: the job's last step."""
         ...
-
-
-class Quiet(Report):
-    """Nobody is told anything on the way (inline mode)."""
-
-    @property
-    def verbose(self) -> bool:
-        return False
-
-    async def scraping(self) -> None:
-        pass
-
-    def found(self, info: VideoInfo) -> None:
-        pass
-
-    async def downloading(self) -> None:
-        pass
-
-    def progress(self, progress: Progress) -> None:
-        pass
-
-    def output(self, line: str) -> None:
-        pass
-
-    async def uploading(self, size: int) -> None:
-        pass
-
-    async def ending(self) -> None:
-        pass
 
 
 class Delivery:
@@ -147,12 +112,15 @@ class Delivery:
         pinned = key if record is not None and record.file_name is not None else None
         if (held := await to.hold(known_duration, pinned)) is not None:
             return held
+        report.found(info)  # a cache hit's log too ends on what the video is
         if record is not None and record.file_id is not None:
-            sent = await _send(to, StoredVideo(record.file_id), record, info)
+            stored = StoredVideo(record.file_id)
+            if (later := to.not_before(stored)) is not None:
+                return Success(Deferred(later))
+            sent = await _send(to, stored, record, info, report)
             if not (isinstance(sent, Failure) and is_wrong_file_id(sent.failure())):
-                return await self._after_send(to, record, sent, record.file_id)
+                return await self._after_send(to, record, sent, record.file_id, report)
             await self._s.blobs.clear_file_id(key)
-        report.found(info)
         verdict = verdict_before_download(info.filesize, info.duration, info.height, self._limits)
         if verdict is SizeVerdict.TOO_LARGE:
             await report.ending()
@@ -174,10 +142,13 @@ class Delivery:
         path = self._s.blobs.path_of(record)
         if path is None:
             return Failure(vanished())
+        upload = VideoFile(path)
+        if (later := to.not_before(upload)) is not None:
+            return Success(Deferred(later))  # the bytes stay on disk for the next turn
         await report.uploading(size)
         async with self._thumbnail(path, record.duration) as thumbnail:
-            sent = await _send(to, VideoFile(path), record, info, thumbnail)
-        return await self._after_send(to, record, sent, None)
+            sent = await _send(to, upload, record, info, report, thumbnail)
+        return await self._after_send(to, record, sent, None, report)
 
     def _thumbnail(self, path: Path, duration: float | None) -> AbstractAsyncContextManager[Path | None]:
         if self._s.thumbnails is None:
@@ -185,9 +156,9 @@ class Delivery:
         return self._s.thumbnails.of(path, duration)
 
     async def _after_send(
-        self, to: Destination, record: BlobRecord, sent: Sent, stored_file_id: str | None
+        self, to: Destination, record: BlobRecord, sent: Sent, stored_file_id: str | None, report: Report
     ) -> JobOutcome:
-        return await after_send(self._s.blobs, to, record, sent, stored_file_id)
+        return await after_send(self._s.blobs, self._s.clock, to, record, sent, stored_file_id, report)
 
 
 class TooLarge(Protocol):
@@ -244,15 +215,18 @@ class Delivered(Protocol):
 
 async def after_send(
     blobs: BlobService,
+    clock: Clock,
     to: Delivered,
     record: BlobRecord,
     sent: Result[SentFile | None, MessengerError],
     stored_file_id: str | None,
+    report: Report,
 ) -> JobOutcome:
     """Record the file_id of what was uploaded, release the bytes, and let `to` end the job; a
     refused send is the job's failure. `stored_file_id`: what a send by file_id went out as."""
     if isinstance(sent, Failure):
-        return Failure(api_failure(sent.failure()))
+        return not_sent(sent.failure(), clock)
+    report.sent(record.size)
     uploaded = sent.unwrap()
     if uploaded is not None:
         await blobs.record_sent(record.key, uploaded.file_id, uploaded.file_unique_id)
@@ -261,6 +235,13 @@ async def after_send(
         raise TypeError("a destination must return the sent file for an upload")
     await blobs.release(record.key)
     return await to.delivered(file_id, record)
+
+
+def not_sent(error: MessengerError, clock: Clock) -> JobOutcome:
+    """Telegram's "retry after" is nobody's fault: the job waits in the queue, its attempt kept."""
+    if classify_telegram(error) is ApiVerdict.RETRY_AFTER:
+        return Success(Deferred(clock.now() + (error.retry_after or 1.0)))
+    return Failure(api_failure(error))
 
 
 def video_meta(
@@ -281,11 +262,14 @@ async def _send(
     video: VideoFile | StoredVideo,
     record: BlobRecord,
     info: VideoInfo,
+    report: Report,
     thumbnail: Path | None = None,
 ) -> Sent:
+    await report.sending()
     try:
         return Success(await to.send(video, video_meta(record, info, caption=None, thumbnail=thumbnail)))
     except MessengerError as error:
+        report.unsent()
         return Failure(error)
 
 

@@ -9,12 +9,12 @@ in groups).
 
 from __future__ import annotations
 
-from returns.result import Failure, Success
+from returns.result import Failure
 
 from core.jobs.registry import DeadJob, JobContext, JobOutcome, RetryNotice
 from core.pipeline.audio_delivery import AudioDelivery
 from core.pipeline.chat_destination import ChatDestination
-from core.pipeline.chat_report import ChatReport, log_for
+from core.pipeline.chat_report import ChatReport
 from core.pipeline.delivery import Delivery
 from core.pipeline.failures import bad_payload, no_video
 from core.pipeline.fan_out import fan_out
@@ -40,22 +40,21 @@ class DownloadVideo:
             services.new_id,
             config.max_attempts,
         )
-        self._retries = RetryReporting(services.messenger, services.clock, self._replies)
+        self._retries = RetryReporting(services.logs, services.clock, self._replies)
 
     async def run(self, context: JobContext) -> JobOutcome:
         try:
             request = DownloadRequest.from_payload(context.payload)
         except ValueError as error:
             return Failure(bad_payload(error))
-        log = log_for(request, self._s.messenger, self._s.clock)
-        report = ChatReport(request, log, context, self._config.upload_limit_bytes)
+        report = ChatReport(request, self._s.logs, context, self._config.upload_limit_bytes)
         report.attempt_started()
         outcome: JobOutcome | None = None
         try:
             outcome = await self._deliver(request, report)
             return outcome
         finally:
-            await report.finish(delivered=isinstance(outcome, Success))
+            await report.finish(outcome)
 
     async def _deliver(self, request: DownloadRequest, report: ChatReport) -> JobOutcome:
         videos = await self._delivery.videos(request.url, report)
@@ -72,6 +71,7 @@ class DownloadVideo:
             self._s.messenger,
             self._parking,
             self._replies,
+            self._s.turns,
             self._config.confirm_longer_than_seconds,
             self._s.deliveries,
             self._s.clock,

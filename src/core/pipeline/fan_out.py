@@ -33,4 +33,5 @@ async def fan_out(
     if len(entries) > MAX_ENTRIES:
         await replies.say(request, texts.MORE_THAN_TEN)
     report.note(f"\n📦 {min(len(entries), MAX_ENTRIES)} videos found, sending each one.")
+    report.done()
     return Success(None)

@@ -16,10 +16,12 @@ from returns.result import Failure, Success
 from core import texts
 from core.jobs.registry import DeadJob, JobContext, JobOutcome
 from core.pipeline.audio_delivery import AudioDelivery, AudioDestination, audio_meta
-from core.pipeline.delivery import Delivery, Destination, Quiet, video_meta
+from core.pipeline.delivery import Delivery, Destination, Outgoing, video_meta
 from core.pipeline.failures import api_failure, bad_payload, too_large
+from core.pipeline.report import Quiet
 from core.pipeline.request import InlineRequest
 from core.pipeline.services import PipelineConfig, Services
+from core.pipeline.turns import VideoTurns
 from ports.blobs import BlobRecord
 from ports.media import VideoInfo
 from ports.messenger import (
@@ -78,9 +80,9 @@ class DownloadInline:
             return videos
         info = videos.unwrap()[0]
         if request.variant == AUDIO_VARIANT:
-            sound = _SoundPlaceholder(request, info, self._s.messenger, self._cache_chat_id)
+            sound = _SoundPlaceholder(request, info, self._s.messenger, self._cache_chat_id, self._s.turns)
             return await self._audio.deliver(info, sound, Quiet())
-        placeholder = _Placeholder(request, info, self._s.messenger, self._cache_chat_id)
+        placeholder = _Placeholder(request, info, self._s.messenger, self._cache_chat_id, self._s.turns)
         return await self._delivery.deliver(info, placeholder, Quiet())
 
     async def on_dead(self, dead: DeadJob) -> None:
@@ -100,18 +102,29 @@ class DownloadInline:
 
 class _Placeholder(Destination):
     def __init__(
-        self, request: InlineRequest, info: VideoInfo, messenger: Messenger, cache_chat_id: int
+        self,
+        request: InlineRequest,
+        info: VideoInfo,
+        messenger: Messenger,
+        cache_chat_id: int,
+        turns: VideoTurns,
     ) -> None:
         self._request = request
         self._info = info
         self._messenger = messenger
         self._cache_chat_id = cache_chat_id
+        self._turns = turns
 
     async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
         return None  # the user asked for this very video
 
     async def too_large(self, size: int) -> JobOutcome:
         return Failure(too_large(size))
+
+    def not_before(self, outgoing: Outgoing) -> float | None:
+        # Only an upload is a message (to the cache chat); the swap by file_id is an inline edit.
+        stored = isinstance(outgoing, StoredVideo | StoredAudio)
+        return None if stored else self._turns.not_before(self._cache_chat_id)
 
     async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
         if isinstance(video, StoredVideo):

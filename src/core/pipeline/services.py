@@ -6,9 +6,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from core.chat.log_views import LogViews
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
 from core.media.thumbnails import Thumbnails
+from core.pipeline.turns import VideoTurns
 from core.pipeline.url_guard import UrlGuard
 from core.telemetry import Unobserved
 from core.trust.buttons import SignedButtons
@@ -61,6 +63,9 @@ class Services:
     jobs: JobSubmitter
     new_id: Callable[[], str]
     """Ids for parked confirmations."""
+    logs: LogViews
+    """The log messages of the jobs this process runs or has accepted."""
+    turns: VideoTurns
     buttons: SignedButtons
     audio: AudioDownloader
     """The sound alone, for /audio and the chats that chose it."""

@@ -11,7 +11,8 @@ reached, exits 2) → Telegram's getMe (asked again with a capped backoff while 
 answer; a refused token exits 2) → engine (crash attribution of a dead previous process's jobs,
 dead-lettering of jobs that killed earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop
 polling → stop claiming, let in-flight jobs and links still waiting for the store finish for the
-grace period → close. A polling loop that dies is fatal: logged, exit 1.
+grace period → the log messages' last edits (a few seconds) → close. A polling loop that dies
+is fatal: logged, exit 1.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("vidrelay.run")
 EXIT_OK, EXIT_FATAL, EXIT_USAGE = 0, 1, 2
+LOG_DRAIN_SECONDS = 5.0
 
 
 Role = Literal["all", "ingest", "worker"]
@@ -114,6 +116,8 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
                 log.warning("stopping: in-flight jobs may finish for %ss", grace)
                 intake = await container.intake.async_()
                 await asyncio.gather(engine.stop(grace), intake.close(grace))
+                # The videos are out; their logs' last edits may still be on their way.
+                await (await container.log_views.async_()).drain(LOG_DRAIN_SECONDS)
         finally:
             if metrics is not None:
                 await metrics.cleanup()

@@ -1,14 +1,21 @@
+"""Putting a log text into a chat: chunks within Telegram's limit, each sent once then edited,
+and every refusal Telegram can answer met without failing the job."""
+
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 
 from core.chat.html_chunks import CONTINUED, split_html, strip_tags, utf16_length
-from core.chat.log_message import LogMessage, LogState
+from core.chat.log_delivery import LogAddress, deliver
+from core.chat.log_state import LogState
 from ports.messenger import MessengerError
-from tests.support.clock import VirtualClock, settle
+from tests.support.clock import VirtualClock
 from tests.support.messenger import EDIT_GONE, PARSE_ERROR, FakeMessenger
 
 CHAT, USER_MESSAGE = 42, 7
+TO = LogAddress(CHAT, USER_MESSAGE)
 
 
 def test_short_text_is_one_chunk() -> None:
@@ -39,72 +46,36 @@ def test_a_cut_never_splits_a_surrogate_pair_or_an_entity() -> None:
         assert body.count("&amp;") == body.count("&")
 
 
-async def test_stages_edit_one_message(clock: VirtualClock) -> None:
-    messenger = FakeMessenger()
-    log = LogMessage(messenger, clock, CHAT, USER_MESSAGE)
-    log.append("🧐 <b>Scraping</b> URL...")
-    await log.flush()
-    log.append("\n⬇️ <b>Downloading...</b>")
-    await log.flush()
+async def test_a_changed_text_edits_the_same_message(clock: VirtualClock) -> None:
+    messenger, state = FakeMessenger(), LogState()
+    await deliver(messenger, clock, TO, state, "🧐 <b>Scraping</b> URL...")
+    await deliver(messenger, clock, TO, state, "🧐 <b>Scraping</b> URL...")  # unchanged: no call
+    await deliver(messenger, clock, TO, state, "⬇️ <b>Downloading...</b>")
     [message] = messenger.chat(CHAT)
     assert message.reply_to == USER_MESSAGE
-    assert message.text == "🧐 <b>Scraping</b> URL...\n⬇️ <b>Downloading...</b>"
-    assert len(message.edits) == 1
-
-
-async def test_progress_is_edited_at_most_every_three_seconds(clock: VirtualClock) -> None:
-    messenger = FakeMessenger()
-    log = LogMessage(messenger, clock, CHAT, USER_MESSAGE)
-    log.append("⬇️ <b>Downloading...</b>")
-    await log.flush()
-    for percent in range(10):
-        log.progress(f"{percent}%")
-        await settle()
-        await clock.advance(0.5)
-    [message] = messenger.chat(CHAT)
-    assert len(message.edits) == 2  # at 0 s and at 3 s of the 5 s
-    log.append("\n🚀 <b>Uploading</b>")
-    await log.close()
-    assert message.text == "⬇️ <b>Downloading...</b>\n🚀 <b>Uploading</b>"
-
-
-async def test_a_later_attempt_appends_to_the_same_message(clock: VirtualClock) -> None:
-    messenger = FakeMessenger()
-    first = LogMessage(messenger, clock, CHAT, USER_MESSAGE)
-    first.append("🧐 <b>Scraping</b> URL...")
-    first.append("\n⚠️ retrying (attempt 2 of 3)...")
-    await first.flush()
-    saved = first.state.to_json()
-    second = LogMessage(messenger, clock, CHAT, USER_MESSAGE, LogState.from_json(saved))
-    second.append("\n💥 <b>Download failed</b>: gone")
-    await second.flush()
-    [message] = messenger.chat(CHAT)
-    assert "⚠️" in (message.text or "")
-    assert "💥" in (message.text or "")
+    assert message.text == "⬇️ <b>Downloading...</b>"
+    assert messenger.calls == ["send_text", "edit_text"]
+    assert state.message_ids == [message.message_id]
 
 
 async def test_an_unparseable_chunk_is_resent_as_plain_text(clock: VirtualClock) -> None:
     messenger = FakeMessenger()
     messenger.fail_next("send_text", MessengerError(PARSE_ERROR, 400))
-    log = LogMessage(messenger, clock, CHAT, USER_MESSAGE)
-    log.append("<b>Title:</b> 1 < 2")
-    await log.flush()
+    await deliver(messenger, clock, TO, LogState(), "<b>Title:</b> 1 < 2")
     [message] = messenger.chat(CHAT)
     assert (message.text, message.html) == ("Title: 1 < 2", False)
 
 
 async def test_a_deleted_log_message_is_replaced_by_a_fresh_reply(clock: VirtualClock) -> None:
-    messenger = FakeMessenger()
-    log = LogMessage(messenger, clock, CHAT, USER_MESSAGE)
-    log.append("one")
-    await log.flush()
+    messenger, state = FakeMessenger(), LogState()
+    await deliver(messenger, clock, TO, state, "one")
     [gone] = messenger.chat(CHAT)
     await messenger.delete_message(CHAT, gone.message_id)
-    log.append(" two")
-    await log.flush()
+    await deliver(messenger, clock, TO, state, "one two")
     [fresh] = messenger.chat(CHAT)
     assert fresh.message_id != gone.message_id
     assert fresh.text == "one two"
+    assert state.message_ids == [fresh.message_id]
 
 
 @pytest.mark.parametrize(
@@ -119,23 +90,18 @@ async def test_flood_control_and_server_errors_are_waited_out(
 ) -> None:
     messenger = FakeMessenger()
     messenger.fail_next("send_text", error)
-    log = LogMessage(messenger, clock, CHAT, USER_MESSAGE)
-    log.append("hello")
     started = clock.now()
-    import asyncio
-
-    flushing = asyncio.ensure_future(log.flush())
-    await clock.run_until(flushing.done, step=0.25)
+    delivering = asyncio.ensure_future(deliver(messenger, clock, TO, LogState(), "hello"))
+    await clock.run_until(delivering.done, step=0.25)
     assert clock.now() - started == pytest.approx(waited, abs=0.3)
     assert messenger.texts(CHAT) == ["hello"]
 
 
-async def test_a_permanent_error_is_logged_and_never_raised(clock: VirtualClock) -> None:
+async def test_a_permanent_error_is_raised_for_the_sender_to_log(clock: VirtualClock) -> None:
     messenger = FakeMessenger()
     messenger.fail_next("send_text", MessengerError("Forbidden: bot was blocked by the user", 403))
-    log = LogMessage(messenger, clock, CHAT, USER_MESSAGE)
-    log.append("hello")
-    await log.flush()
+    with pytest.raises(MessengerError):
+        await deliver(messenger, clock, TO, LogState(), "hello")
     assert messenger.texts(CHAT) == []
     assert messenger.calls == ["send_text"]
 
