@@ -1,25 +1,34 @@
 """The bot split over PostgreSQL, as real processes: one `--role ingest`, two `--role worker`
 (each on its own data folder), the fake Bot API and the local video site.
 
-Each link is delivered exactly once, whichever worker takes it; a second ingest, or a database
-that cannot be reached, refuses the start with one line.
+Each link is delivered exactly once, whichever worker takes it; a worker killed while it holds a
+stalled download is replaced by the other once its short lease ends; a second ingest, or a
+database that cannot be reached, refuses the start with one line.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import asyncpg
 import pytest
 
+from core.pipeline.job_names import DOWNLOAD_VIDEO
 from testkit.bot_process import BotProcess, bot_environment
 from testkit.telegram import Chat, FakeBotApi
 from testkit.video_site import VideoServer
-from testkit.video_site.behaviours import Body
+from testkit.video_site.behaviours import Body, Stall
 from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_user, sha256_of
 
 pytestmark = pytest.mark.slow
+
+LEASE_SECONDS = 4
+"""Short, so a killed worker's job comes back within the test; renewed every third of it, so a
+live worker keeps its jobs through a busy second."""
 
 
 @dataclass
@@ -41,6 +50,7 @@ async def deployment(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Deployment]:
                 tmp_path / name,
                 VIDRELAY_STORE="postgres",
                 VIDRELAY_DATABASE_URL=pg_dsn,
+                VIDRELAY_LEASE_SECONDS=str(LEASE_SECONDS),
             )
             return BotProcess(env, tmp_path / f"{name}.log", role=role)
 
@@ -83,6 +93,71 @@ async def test_eight_links_from_eight_chats_are_each_delivered_exactly_once(depl
         assert [v.reply_to for v in api.videos(user.id)] == [message]  # exactly once
     assert deployment.ingest.running
     assert all(w.running for w in deployment.workers)
+
+
+async def test_sigkill_of_the_worker_holding_a_stalled_download_lets_the_other_deliver_it(
+    deployment: Deployment,
+) -> None:
+    api, site = deployment.api, deployment.site
+    clip = site.clip("short")
+    path = "/scale/stalled.mp4"
+    site.set_route(path, Stall())
+    user = new_user()
+    message = api.send_text(Chat.private(user), user, site.url(path))
+    holder = await _holder_of_the_download(deployment, path)
+
+    site.set_route(path, Body(clip.read_bytes(), "video/mp4"))  # for whoever asks next
+    assert api.videos(user.id) == []
+    await holder.kill()
+
+    video = await api.wait_for(
+        lambda: next((v for v in api.videos(user.id) if v.reply_to == message), None), timeout=WAIT_SECONDS
+    )
+    assert video.sha256 == sha256_of(clip)
+    [other] = [w for w in deployment.workers if w is not holder]
+    assert other.running
+    assert not holder.running  # so the video came from the other worker
+    assert await _until_downloads_settled(deployment.dsn) == (0, 0)
+    assert [v.reply_to for v in api.videos(user.id)] == [message]  # exactly once
+
+
+async def _holder_of_the_download(deployment: Deployment, path: str) -> BotProcess:
+    """The worker whose claim holds the download of `path`, once the site is stalling it."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    connection = await asyncpg.connect(deployment.dsn)
+    try:
+        while True:
+            stalled = any(r.path == path and r.finished is None for r in deployment.site.requests)
+            holder = await connection.fetchval(
+                "SELECT claimed_by FROM jobs WHERE claimed_by IS NOT NULL AND payload LIKE $1", f"%{path}%"
+            )
+            if stalled and holder is not None:
+                break
+            assert time.monotonic() < deadline, "the stalled download was never claimed"
+            await asyncio.sleep(0.05)
+    finally:
+        await connection.close()
+    pid = int(holder.split(":")[1])  # a worker id is host:pid:random
+    [worker] = [w for w in deployment.workers if w.pid == pid]
+    return worker
+
+
+async def _until_downloads_settled(dsn: str) -> tuple[int, int]:
+    """(download rows left, dead letters) once no download row is left, or at the deadline."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    connection = await asyncpg.connect(dsn)
+    try:
+        while True:
+            row = await connection.fetchrow(
+                "SELECT (SELECT count(*) FROM jobs WHERE name = $1), (SELECT count(*) FROM failed_jobs)",
+                DOWNLOAD_VIDEO,
+            )
+            assert row is not None
+            if row[0] == 0 or time.monotonic() > deadline:
+                return row[0], row[1]
+            await asyncio.sleep(0.05)
+    finally:
+        await connection.close()
 
 
 async def test_a_second_ingest_on_the_database_is_refused_with_one_line(

@@ -1,7 +1,10 @@
 """LISTEN/NOTIFY: enqueues announced on one channel, idle workers of every process woken by it.
 
-Announcing happens after the commit, from a connection of the pool, coalesced: at most one
-NOTIFY is in flight per process, and one more follows when work was announced meanwhile. Inside
+Announcing happens after the commit: this store's own idle workers are woken at once, in the same
+turn, and the others by a NOTIFY whose payload is this store's token, which its own listener
+ignores (hearing itself would wake its workers a second time, a few milliseconds later, for
+claims that find nothing). The NOTIFY goes from a connection of the pool, coalesced: at most one
+is in flight per process, and one more follows when work was announced meanwhile. Inside
 the writing transaction, NOTIFY would hold the server's notify-queue lock across the commit's
 fsync and so serialize every enqueue on the server. Listening uses a connection of its own; when
 it dies (a restart of the server, a proxy that cut it, a silent network), the listener notices
@@ -34,13 +37,17 @@ _BACKOFF_FIRST, _BACKOFF_CAP = 0.1, 10.0
 
 
 class WorkNotifier:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, token: str, wake_here: Callable[[], None]) -> None:
         self._db = db
+        self._token = token
+        self._wake_here = wake_here
         self._sending: asyncio.Task[None] | None = None
         self._again = False
 
     def announce(self) -> None:
-        """Work was committed: let the other processes know (soon, at most one NOTIFY in flight)."""
+        """Work was committed: wake this store's workers now, and let the other processes know
+        (soon, at most one NOTIFY in flight)."""
+        self._wake_here()
         if self._sending is not None and not self._sending.done():
             self._again = True
             return
@@ -50,7 +57,7 @@ class WorkNotifier:
         while True:
             self._again = False
             try:
-                await self._db.execute("SELECT pg_notify($1, '')", CHANNEL)
+                await self._db.execute("SELECT pg_notify($1, $2)", CHANNEL, self._token)
             except StoreError as error:
                 # The others find the work when their timers fire: a lost wake-up delays, never loses.
                 log.warning("postgres: could not announce new work: %s", error)
@@ -63,8 +70,10 @@ class WorkNotifier:
 
 
 class WorkListener(WorkNotices):
-    def __init__(self, dsn: str, clock: Clock, probe_seconds: float = PROBE_SECONDS) -> None:
+    def __init__(self, dsn: str, clock: Clock, token: str, probe_seconds: float = PROBE_SECONDS) -> None:
         self._dsn = dsn
+        self.token = token
+        """What this store's own NOTIFYs carry: not a wake-up for its own workers."""
         self._clock = clock
         self._probe_seconds = probe_seconds
         self._wakes: list[Callable[[], None]] = []
@@ -78,15 +87,16 @@ class WorkListener(WorkNotices):
         if self._task is None:
             self._task = asyncio.create_task(self._listen_forever(), name="vidrelay-pg-listen")
 
-    def _wake_all(self) -> None:
+    def wake_all(self) -> None:
         for wake in list(self._wakes):
             try:
                 wake()
             except Exception:
                 log.exception("postgres: a wake-up callback failed")
 
-    def _on_notice(self, *_: object) -> None:
-        self._wake_all()
+    def _on_notice(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
+        if payload != self.token:  # our own announcement woke our workers already
+            self.wake_all()
 
     async def _listen_forever(self) -> None:
         backoff = _BACKOFF_FIRST
@@ -107,7 +117,7 @@ class WorkListener(WorkNotices):
                 if self.subscriptions > 1:
                     log.warning("postgres: listening for work again; catching up")
                 backoff = _BACKOFF_FIRST
-                self._wake_all()  # whatever was announced while nobody listened
+                self.wake_all()  # whatever was announced while nobody listened
                 await self._until_lost(connection, lost)
             except DRIVER_ERRORS as error:
                 log.warning("postgres: the listening connection failed: %s", error)

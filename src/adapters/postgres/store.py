@@ -8,6 +8,7 @@ the leases, fencing tokens and dead-holder rule of the queue are what keep them 
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Sequence
 from typing import Final
 
@@ -30,8 +31,9 @@ from ports.notices import WorkNotices
 from ports.store import Store
 
 DEFAULT_POOL_SIZE: Final = 4
-"""Connections per process besides the listening one: the workers' claims share one round trip,
-so a few serve the handlers' enqueues, the heartbeats and the finishing writes."""
+"""Connections per process besides the listening one and the claims' one (all of the workers'
+claims share one round trip at a time): these serve the handlers' enqueues, the heartbeats and
+the other finishing writes."""
 
 
 class PostgresStore(
@@ -47,12 +49,13 @@ class PostgresStore(
     WorkNotices,
     Store,
 ):
-    def __init__(self, db: Database, node: str, listener: WorkListener) -> None:
+    def __init__(self, db: Database, claims_db: Database, node: str, listener: WorkListener) -> None:
         """Use `PostgresStore.open`."""
         self._db = db
+        self._claims_db = claims_db
         self._node = node
-        self._claims = ClaimBatcher(db)
-        self._notifier = WorkNotifier(db)
+        self._claims = ClaimBatcher(claims_db)
+        self._notifier = WorkNotifier(db, listener.token, listener.wake_all)
         self._listener = listener
         self._closed = False
 
@@ -79,7 +82,19 @@ class PostgresStore(
         finally:
             await connection.close()
         pool = await open_pool(dsn, pool_size)
-        return cls(Database(pool), node, WorkListener(dsn, clock or SystemClock()))
+        try:
+            # The workers' claims run one round trip at a time on a connection of their own, so
+            # a burst of enqueues holding every pooled connection never delays the next claim.
+            claims_pool = await open_pool(dsn, 1)
+        except BaseException:
+            await pool.close()
+            raise
+        return cls(
+            Database(pool),
+            Database(claims_pool),
+            node,
+            WorkListener(dsn, clock or SystemClock(), secrets.token_hex(8)),
+        )
 
     def on_work(self, wake: Callable[[], None]) -> None:
         self._listener.on_work(wake)
@@ -97,6 +112,7 @@ class PostgresStore(
         await self._claims.close()
         await self._notifier.close()
         try:
+            await self._claims_db.pool.close()
             await self._db.pool.close()
         except DRIVER_ERRORS as error:
             raise StoreError(f"closing the PostgreSQL pool failed: {error}") from error

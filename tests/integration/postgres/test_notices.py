@@ -9,6 +9,7 @@ import asyncpg
 import pytest
 
 from adapters.postgres import PostgresStore
+from adapters.postgres.notices import CHANNEL
 from ports.jobs import NewJob
 
 NOW = 1_700_000_000.0
@@ -52,6 +53,32 @@ async def test_an_enqueue_in_another_process_wakes_the_idle_workers(
     await ingest.enqueue(NewJob("noop", {}, 3), NOW)
 
     await wakes.beyond(before)
+
+
+async def test_an_enqueue_wakes_its_own_process_at_once_and_its_own_notify_does_not_again(
+    pair: tuple[PostgresStore, PostgresStore], pg_dsn: str
+) -> None:
+    worker, ingest = pair
+    wakes = Wakes()
+    worker.on_work(wakes)
+    await wakes.beyond(0)
+    before = wakes.count
+    witness = await asyncpg.connect(pg_dsn)
+    heard: asyncio.Queue[str] = asyncio.Queue()
+    await witness.add_listener(CHANNEL, lambda *notice: heard.put_nowait(notice[3]))
+    try:
+        await worker.enqueue(NewJob("noop", {"from": "here"}, 3), NOW)
+        assert wakes.count == before + 1  # in the same turn, without a round trip
+        own = await asyncio.wait_for(heard.get(), WAIT)  # its NOTIFY reached the server
+        await ingest.enqueue(NewJob("noop", {"from": "elsewhere"}, 3), NOW)
+        assert await asyncio.wait_for(heard.get(), WAIT) != own
+
+        # One listening connection hears the NOTIFYs in commit order: when the other process's
+        # wakes the workers, their own was heard before it, and ignored.
+        await wakes.beyond(before + 1)
+        assert wakes.count == before + 2
+    finally:
+        await witness.close()
 
 
 async def test_a_retry_let_go_elsewhere_wakes_the_idle_workers(

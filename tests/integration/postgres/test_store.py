@@ -10,10 +10,11 @@ import asyncpg
 import pytest
 
 from adapters.postgres import PostgresStore
+from adapters.postgres.jobs import SINGLETON_LOCKS
 from adapters.postgres.schema import MIGRATIONS, VERSIONS_TABLE
 from ports.blobs import BlobRecord
 from ports.errors import StoreRefused
-from ports.jobs import NewJob
+from ports.jobs import NewJob, SingletonGuard
 
 NOW = 1_700_000_000.0
 LEASE = 30.0
@@ -63,18 +64,45 @@ async def test_concurrent_claims_of_one_process_share_one_round_trip(
     store, _ = stores
     ids = await fill(store, 6)
     calls: list[int] = []
-    fetch = store._db.fetch
+    fetch = store._claims_db.fetch
 
     async def counting(sql: str, *args: object) -> list[asyncpg.Record]:
         calls.append(1)
         return await fetch(sql, *args)
 
-    store._db.fetch = counting  # type: ignore[method-assign]
+    store._claims_db.fetch = counting  # type: ignore[method-assign]
 
     jobs = await asyncio.gather(*(store.claim("proc", NOW, LEASE) for _ in range(4)))
 
     assert [job.id for job in jobs if job is not None] == ids[:4]
     assert len(calls) == 1
+
+
+async def test_a_claim_goes_through_while_enqueues_hold_every_pooled_connection(pg_dsn: str) -> None:
+    store = await PostgresStore.open(pg_dsn, node="node-a", pool_size=1)
+    blocker = await asyncpg.connect(pg_dsn)
+    try:
+        [job_id] = await fill(store, 1)
+        # A singleton enqueue waits on its advisory lock inside a transaction, on the pool's only
+        # connection, for as long as another session holds that lock.
+        await blocker.execute("SELECT pg_advisory_lock($1, hashtext('tick'))", SINGLETON_LOCKS)
+        waiting = asyncio.ensure_future(store.enqueue(NewJob("tick", {}, 1), NOW, SingletonGuard()))
+        while not await blocker.fetchval(_WAITS_FOR_LOCK):  # noqa: ASYNC110 - the server's state
+            await asyncio.sleep(0.01)
+
+        job = await asyncio.wait_for(store.claim("proc", NOW, LEASE), 20.0)
+
+        assert job is not None
+        assert job.id == job_id
+        assert not waiting.done()
+        await blocker.execute("SELECT pg_advisory_unlock_all()")
+        assert await asyncio.wait_for(waiting, 20.0) is not None
+    finally:
+        await blocker.close()
+        await store.close()
+
+
+_WAITS_FOR_LOCK = "SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"
 
 
 async def test_a_claim_whose_caller_left_gives_its_row_back(
