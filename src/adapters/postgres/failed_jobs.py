@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from adapters import rows as codec
 from adapters.job_stats import stats_from_rows, stats_sql
 from adapters.postgres.access import PostgresAccess
-from adapters.postgres.jobs import JOB_COLUMNS
 from adapters.postgres.notices import WorkNotifier
 from ports.failed_jobs import FailedJobs
 from ports.jobs import FailedJob, Job, QueueCounts, QueueStats
@@ -21,12 +20,11 @@ _PURGE = """
     DELETE FROM failed_jobs
     WHERE ($1::double precision IS NULL OR failed_at < $1) AND ($2::text IS NULL OR name = $2)
 """
-_LIST_JOBS = f"SELECT {JOB_COLUMNS} FROM jobs ORDER BY id LIMIT $1"  # noqa: S608 - a constant column list
-_LIST_FAILED = """
-    SELECT id, job_id, name, payload, error, attempts, max_attempts, created_at, failed_at, key,
-        owner_id
+_LIST_JOBS = f"SELECT {codec.JOB_COLUMNS} FROM jobs ORDER BY id LIMIT $1"  # noqa: S608 - a constant column list
+_LIST_FAILED = f"""
+    SELECT {codec.FAILED_JOB_COLUMNS}
     FROM failed_jobs ORDER BY id LIMIT $1
-"""
+"""  # noqa: S608 - a constant column list
 # A retried job starts over: attempts 0, due now, in the order it had failed.
 _RETRY_FAILED = """
     WITH moved AS (

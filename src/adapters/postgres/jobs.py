@@ -23,8 +23,6 @@ FOREVER: Final = float("inf")
 SINGLETON_LOCKS: Final = 0x7669_6472
 """Advisory lock class of the singleton guard: one lock per job name ("vidr")."""
 
-JOB_COLUMNS: Final = """id, name, payload, attempts, max_attempts, available_at, created_at, key, owner_id,
-    claimed_by, lease_until, last_error, token, suspect"""
 _NEW_JOB = """
     INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
@@ -43,12 +41,11 @@ _NEW_JOB_IF_NONE_NAMED = """
     SELECT $1, $2, $3, $4, $5, $6, $7 WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE name = $1)
     RETURNING id
 """
-_TAKE_EXHAUSTED = """
+_TAKE_EXHAUSTED = f"""
     UPDATE jobs SET attempts = attempts + 1, claimed_by = $1, lease_until = $2, token = token + 1
     WHERE claimed_by IS NULL AND attempts >= max_attempts
-    RETURNING id, name, payload, attempts, max_attempts, available_at, created_at, key, owner_id,
-        claimed_by, lease_until, last_error, token, suspect
-"""
+    RETURNING {codec.JOB_COLUMNS}
+"""  # noqa: S608 - a constant column list
 _RENEW = """
     UPDATE jobs SET lease_until = $1
     WHERE claimed_by = $2 AND (id, token) IN (SELECT * FROM unnest($3::bigint[], $4::bigint[]))
@@ -71,7 +68,7 @@ _RELEASE = """
     WHERE id = $2 AND token = $3 AND claimed_by IS NOT NULL
 """
 _UPDATE_PAYLOAD = "UPDATE jobs SET payload = $1 WHERE id = $2 AND token = $3 AND claimed_by IS NOT NULL"
-_DEAD_LETTER = """
+_DEAD_LETTER = f"""
     WITH taken AS (
         DELETE FROM jobs WHERE id = $1 AND token = $2 AND claimed_by IS NOT NULL
         RETURNING id, name, payload, least(attempts, max_attempts) AS attempts, max_attempts, key,
@@ -80,9 +77,8 @@ _DEAD_LETTER = """
     INSERT INTO failed_jobs (job_id, name, payload, error, attempts, max_attempts, key, owner_id,
         created_at, failed_at)
     SELECT id, name, payload, $3, attempts, max_attempts, key, owner_id, created_at, $4 FROM taken
-    RETURNING id, job_id, name, payload, error, attempts, max_attempts, created_at, failed_at, key,
-        owner_id
-"""
+    RETURNING {codec.FAILED_JOB_COLUMNS}
+"""  # noqa: S608 - a constant column list
 _NEXT_WAKEUP = """
     SELECT least(
         (SELECT min(available_at) FROM jobs WHERE claimed_by IS NULL AND key <> ALL ($3::text[])),
