@@ -17,7 +17,8 @@ from adapters.postgres.blobs import PostgresBlobIndex
 from adapters.postgres.caches import PostgresHandledUrls, PostgresInfoCache
 from adapters.postgres.chat_settings import PostgresChatSettings
 from adapters.postgres.claims import ClaimBatcher
-from adapters.postgres.connection import DRIVER_ERRORS, connect, masked, open_pool
+from adapters.postgres.connection import DRIVER_ERRORS, connect, open_pool
+from adapters.postgres.dsn import masked
 from adapters.postgres.failed_jobs import PostgresFailedJobs, PostgresUserQuota
 from adapters.postgres.jobs import PostgresJobQueue
 from adapters.postgres.notices import WorkListener, WorkNotifier
