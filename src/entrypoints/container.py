@@ -80,6 +80,15 @@ async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncItera
         await proxy.aclose()
 
 
+async def _stopped_at_close(downloader: YtDlpDownloader) -> AsyncIterator[YtDlpDownloader]:
+    """At shutdown its warm fork servers are stopped and reaped by the bot (they kill what they
+    forked first), not left to notice the bot's end after it exited."""
+    try:
+        yield downloader
+    finally:
+        await downloader.shutdown()
+
+
 async def _bot(
     token: SecretStr | None, api_url: str, local_mode: bool, flood: FloodControl, events: ApiEvents
 ) -> AsyncIterator[Bot]:
@@ -139,16 +148,19 @@ class Container(containers.DeclarativeContainer):
         on=providers.Resource(_egress_proxy, guard_rules, resolver),
         off=providers.Object(None),
     )
-    downloader = providers.Singleton(
-        YtDlpDownloader,
-        max_filesize_bytes=settings.provided.upload_limit_bytes,
-        concurrency=settings.provided.ytdlp_concurrency,
-        locator=locator,
-        warm=settings.provided.ytdlp_warm,
-        warm_idle_seconds=settings.provided.ytdlp_warm_idle_seconds,
-        proxy=egress_proxy,
-        max_download_bytes=settings.provided.download_cap_bytes,
-        cookies_file=settings.provided.ytdlp_cookies_file,
+    downloader = providers.Resource(
+        _stopped_at_close,
+        providers.Factory(
+            YtDlpDownloader,
+            max_filesize_bytes=settings.provided.upload_limit_bytes,
+            concurrency=settings.provided.ytdlp_concurrency,
+            locator=locator,
+            warm=settings.provided.ytdlp_warm,
+            warm_idle_seconds=settings.provided.ytdlp_warm_idle_seconds,
+            proxy=egress_proxy,
+            max_download_bytes=settings.provided.download_cap_bytes,
+            cookies_file=settings.provided.ytdlp_cookies_file,
+        ),
     )
     prober = providers.Singleton(FfprobeProber)
     transcoder = providers.Singleton(FfmpegTranscoder)
