@@ -257,26 +257,19 @@ class Container(containers.DeclarativeContainer):
         turns=providers.Singleton(VideoTurns, pacing, clock),
         deliveries=metrics,
     )
-    download = providers.Singleton(
-        DownloadVideo,
-        services,
-        providers.Singleton(
-            PipelineConfig,
-            upload_limit_bytes=settings.provided.upload_limit_bytes,
-            confirm_longer_than_seconds=settings.provided.confirm_longer_than_seconds,
-            ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
-            max_attempts=settings.provided.max_attempts,
-            max_download_bytes=settings.provided.download_cap_bytes,
-        ),
+    pipeline_config = providers.Singleton(
+        PipelineConfig,
+        upload_limit_bytes=settings.provided.upload_limit_bytes,
+        confirm_longer_than_seconds=settings.provided.confirm_longer_than_seconds,
+        ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
+        max_attempts=settings.provided.max_attempts,
+        max_download_bytes=settings.provided.download_cap_bytes,
     )
+    download = providers.Singleton(DownloadVideo, services, pipeline_config)
     download_inline = providers.Selector(
         settings.provided.inline_mode,
         on=providers.Singleton(
-            DownloadInline,
-            services,
-            settings.provided.inline_cache_chat_id,
-            settings.provided.upload_limit_bytes,
-            settings.provided.ytdlp_timeout_seconds,
+            DownloadInline, services, settings.provided.inline_cache_chat_id, pipeline_config
         ),
         off=providers.Object(None),
     )
