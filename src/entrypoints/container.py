@@ -50,6 +50,7 @@ from core.pipeline.inline import DownloadInline
 from core.pipeline.inline_lookup import InlineLookup
 from core.pipeline.inline_requests import InlineRequests
 from core.pipeline.intake import LinkIntake
+from core.pipeline.intake_announce import Announcements
 from core.pipeline.intake_retry import EnqueueRetries
 from core.pipeline.job_types import job_types
 from core.pipeline.periodic import Periodic, UpdateStatus
@@ -293,9 +294,13 @@ class Container(containers.DeclarativeContainer):
     engine = providers.Singleton(_with_jobs, bare_engine, registry, jobs)
 
     # What the entrypoints use: each depends on `engine`, so the job list is registered first.
+    announcements = providers.Singleton(
+        Announcements, log_views, store, worker_slots=settings.provided.job_concurrency
+    )
     enqueue_retries = providers.Singleton(
         EnqueueRetries,
         engine,
+        announcements,
         messenger,
         clock,
         random,
@@ -310,10 +315,8 @@ class Container(containers.DeclarativeContainer):
         clock,
         store,
         enqueue_retries,
-        log_views,
-        store,
+        announcements,
         max_queued_per_user=settings.provided.max_queued_per_user,
-        worker_slots=settings.provided.job_concurrency,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
     inline_requests = providers.Selector(
