@@ -19,13 +19,13 @@ from dependency_injector import containers, providers
 from prometheus_client import CollectorRegistry
 from pydantic import SecretStr
 
-from adapters.clock import SystemClock
 from adapters.ffmpeg.prober import FfprobeProber
 from adapters.ffmpeg.transcoder import FfmpegTranscoder
 from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.net.resolver import SystemResolver
 from adapters.prometheus.metrics import PrometheusMetrics
+from adapters.system.clock import SystemClock
 from adapters.telegram.flood import FloodControl
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot

@@ -12,7 +12,6 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from adapters.clock import SystemClock
 from adapters.postgres.access import Database
 from adapters.postgres.blobs import PostgresBlobIndex
 from adapters.postgres.caches import PostgresHandledUrls, PostgresInfoCache
@@ -26,6 +25,7 @@ from adapters.postgres.notices import WorkListener, WorkNotifier
 from adapters.postgres.pending import PostgresPending
 from adapters.postgres.schema import MIGRATIONS, Migration, migrate
 from adapters.postgres.secrets import PostgresInstallSecrets
+from adapters.system.clock import SystemClock
 from ports.clock import Clock
 from ports.errors import StoreError
 from ports.notices import WorkNotices
