@@ -42,13 +42,14 @@ def orphans_come_to_us() -> Iterator[None]:
 
 
 def adopted(pid: int) -> bool:
-    """`pid` became our child (its parent ended before reaping it); it is reaped now."""
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
+    """`pid` became our child (its parent ended before reaping it); it is gone now."""
     try:
-        os.waitpid(pid, 0)
+        reaped, _ = os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:
-        return False
+        return False  # not ours: its parent reaped it (or it never was below us)
+    if reaped == 0:  # ours and still running
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
     return True
 
 
