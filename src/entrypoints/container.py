@@ -39,7 +39,7 @@ from core.chat_settings.service import ChatSettingsService
 from core.jobs.breaker import CircuitBreakers
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import JobRegistry, JobType
-from core.lifecycle import RetryPolicy
+from core.lifecycle.retry_policy import RetryPolicy
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
 from core.media.playable import PlayableDownloads

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from core import texts
 from core.jobs.backoff import Backoff
 from core.jobs.tasks import first_of, settle
-from core.lifecycle import Random, RetryPolicy
+from core.lifecycle.retry_policy import Random, RetryPolicy
 from core.pipeline.intake_announce import Announcements
 from core.pipeline.job_names import DOWNLOAD_VIDEO
 from core.pipeline.request import PRIVATE, DownloadRequest
