@@ -154,8 +154,8 @@ async def run_vidrelay(
 ) -> dict[str, object]:
     from returns.result import Success
 
-    from adapters.clock import SystemClock
     from adapters.sqlite import SqliteStore
+    from adapters.system.clock import SystemClock
     from core.jobs.engine import Engine, EngineConfig
     from core.jobs.registry import JobContext, JobOutcome, JobRegistry, JobType
     from ports.jobs import Lease

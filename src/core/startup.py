@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from returns.result import Failure, Result, Success
 
-from core.lifecycle import Random, RetryPolicy, backoff_delay
+from core.lifecycle.retry_policy import Random, RetryPolicy, backoff_delay
 from core.telegram_errors import ApiVerdict, classify_telegram
 from ports.bot_account import BotAccount
 from ports.clock import Clock

@@ -11,7 +11,7 @@ import json
 import sys
 from dataclasses import asdict
 
-from adapters.clock import SystemClock
+from adapters.system.clock import SystemClock
 from entrypoints.durations import show_duration
 from entrypoints.queue_report import as_json, as_table
 from entrypoints.settings import Settings

@@ -11,9 +11,9 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 
-from adapters.clock import SystemClock
 from adapters.memory.store import MemoryStore
 from adapters.sqlite.store import SqliteStore
+from adapters.system.clock import SystemClock
 from entrypoints.node import node_name
 from entrypoints.settings import Settings
 from ports.clock import Clock

@@ -1,4 +1,4 @@
-"""The blob index (rows) and the blob files (bytes).
+"""The blob index: one row per video the bot holds (its bytes' name, its Telegram file_id).
 
 A blob is "had" when its row has a file_id or its bytes exist. Bytes leave through
 `detach_bytes`, a compare-and-set that only one caller can win, so two concurrent releases
@@ -8,7 +8,6 @@ never both unlink.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 
@@ -25,13 +24,6 @@ class BlobRecord:
     file_unique_id: str | None
     created_at: float
     last_used: float
-
-
-@dataclass(frozen=True, slots=True)
-class BlobFile:
-    name: str
-    size: int
-    modified_at: float
 
 
 class BlobIndex(Protocol):
@@ -60,32 +52,3 @@ class BlobIndex(Protocol):
         ...
 
     async def all_blobs(self) -> list[BlobRecord]: ...
-
-
-class BlobFiles(Protocol):
-    """The bytes on disk: `<data>/blobs/<name>` plus per-job staging folders. A folder that cannot
-    be read or written raises BlobFilesError."""
-
-    def path_of(self, name: str) -> Path: ...
-
-    async def new_staging(self, label: str) -> Path: ...
-
-    async def remove_staging(self, folder: Path) -> None: ...
-
-    async def clear_staging(self) -> int:
-        """Boot: staging folders of a dead process are garbage."""
-        ...
-
-    async def move_in(self, staged: Path, name: str) -> Path:
-        """Rename a finished file into the blob folder (atomic on one filesystem)."""
-        ...
-
-    async def size_of(self, name: str) -> int | None:
-        """Bytes on disk, or None when the file does not exist."""
-        ...
-
-    async def unlink(self, name: str) -> bool:
-        """Remove the file; False when it was already gone."""
-        ...
-
-    async def listing(self) -> list[BlobFile]: ...

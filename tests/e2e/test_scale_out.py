@@ -192,3 +192,17 @@ async def test_an_unreachable_database_refuses_the_start_with_one_masked_line(
         "vidrelay: cannot connect to PostgreSQL at postgresql://vidrelay:***@127.0.0.1:9/vidrelay"
     )
     assert "s3cret-pw" not in line
+
+
+async def test_a_one_letter_password_is_masked_in_the_start_refusal_and_nowhere_else(tmp_path: Path) -> None:
+    async with FakeBotApi() as api:
+        dsn = "postgresql://vidrelay:v@127.0.0.1:9/vidrelay"  # v: a letter of the user and database names
+        env = bot_environment(api, tmp_path / "data", VIDRELAY_STORE="postgres", VIDRELAY_DATABASE_URL=dsn)
+        bot = BotProcess(env, tmp_path / "bot.log")
+        await bot.spawn()
+
+        assert await bot.wait(timeout=WAIT_SECONDS) == 2
+    [line] = bot.log().strip().splitlines()
+    assert line.startswith(
+        "vidrelay: cannot connect to PostgreSQL at postgresql://vidrelay:***@127.0.0.1:9/vidrelay: "
+    )

@@ -14,7 +14,8 @@ import pytest
 
 from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
-from core.blobs import ORPHAN_GRACE_SECONDS, UNSENT_MAX_AGE_SECONDS, blob_file_name
+from core.blob_names import blob_file_name
+from core.blob_retention import ORPHAN_GRACE_SECONDS, UNSENT_MAX_AGE_SECONDS
 from core.media.blob_service import BlobService
 from core.media.blob_sweep import SENT_IDLE_SECONDS, SweepReport
 from ports.blobs import BlobRecord

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from returns.result import Success
 
-from adapters.clock import SystemClock
 from adapters.ffmpeg.prober import FfprobeProber
 from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
+from adapters.system.clock import SystemClock
 from adapters.ytdlp import YtDlpDownloader
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService

@@ -23,7 +23,7 @@ from aiogram.methods import (
 )
 from aiogram.types import InputMediaVideo
 
-from adapters.clock import SystemClock
+from adapters.system.clock import SystemClock
 from adapters.telegram.flood import paced_chat, turn_of
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.pacing import ChatPacer, PacingPolicy

@@ -12,7 +12,8 @@ from returns.result import Failure, Result, Success
 
 from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
-from core.blobs import UNSENT_MAX_AGE_SECONDS, blob_file_name, blob_key
+from core.blob_names import blob_file_name, blob_key
+from core.blob_retention import UNSENT_MAX_AGE_SECONDS
 from core.media.blob_service import BlobService
 from ports.blobs import BlobRecord
 from ports.jobs import NewJob

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.blobs import UNSENT_MAX_AGE_SECONDS
+from core.blob_retention import UNSENT_MAX_AGE_SECONDS
 from core.media.blob_sweep import SENT_IDLE_SECONDS, sweep_drops_sent, sweep_drops_unsent
 from tests.support.blob_records import NOW, record, sent
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from returns.result import Failure, Success
 
-from core.blobs import blob_file_name
+from core.blob_names import blob_file_name
 from core.jobs.registry import Deferred, JobFailure, JobOutcome
 from core.pipeline.delivery import Delivery, Destination
 from core.pipeline.report import Report

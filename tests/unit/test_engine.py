@@ -21,7 +21,7 @@ from core.jobs.registry import (
     JobRegistry,
     JobType,
 )
-from core.lifecycle import RetryPolicy
+from core.lifecycle.retry_policy import RetryPolicy
 from ports.jobs import Job, NewJob
 from tests.support.clock import VirtualClock, settle
 

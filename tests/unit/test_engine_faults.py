@@ -19,7 +19,7 @@ from core.jobs.engine import Engine
 from core.jobs.parts import EngineParts
 from core.jobs.registry import JobContext, JobFailure, JobOutcome, JobRegistry, JobType, RetryNotice
 from core.jobs.supervision import Supervisor
-from core.lifecycle import RetryPolicy
+from core.lifecycle.retry_policy import RetryPolicy
 from ports.errors import StoreError
 from ports.jobs import HandledUrlGuard, NewJob
 from ports.queue import JobQueue

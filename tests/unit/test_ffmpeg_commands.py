@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.ffmpeg.commands import thumbnail_args, transcode_args
+from adapters.ffmpeg.commands import transcode_args
 from adapters.ffmpeg.progress import ProgressReader
+from adapters.ffmpeg.thumbnail_command import thumbnail_args
 from ports.transcoder import StreamAction, TranscodePlan
 
 SRC, DST = Path("/s/-in.webm"), Path("/s/out.mp4")

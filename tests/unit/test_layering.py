@@ -40,7 +40,7 @@ def tree_copy(tmp_path: Path) -> Path:
     ("module", "line", "contract"),
     [
         ("core/_violation.py", "import aiosqlite\n", "No technology in the core or the ports"),
-        ("core/_violation.py", "import adapters.clock\n", "Core imports only ports"),
+        ("core/_violation.py", "import adapters.system.clock\n", "Core imports only ports"),
         ("adapters/_violation.py", "import core.urls\n", "Adapters import only ports"),
         ("ports/_violation.py", "import core.texts\n", "Ports are the contract"),
         ("testkit/_violation.py", "import ports.clock\n", "The testkit imports nothing of the project"),

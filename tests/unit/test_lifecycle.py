@@ -3,24 +3,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.lifecycle import (
-    Claimed,
-    Complete,
-    DeadLetter,
-    Event,
-    Failed,
-    JobState,
-    Phase,
-    Rejected,
-    Release,
-    Released,
-    RetryPolicy,
-    Run,
-    ScheduleRetry,
-    Succeeded,
-    backoff_delay,
-    step,
-)
+from core.lifecycle.effects import Complete, DeadLetter, Release, Run, ScheduleRetry
+from core.lifecycle.events import Claimed, Event, Failed, Rejected, Released, Succeeded
+from core.lifecycle.retry_policy import RetryPolicy, backoff_delay
+from core.lifecycle.state import JobState, Phase
+from core.lifecycle.step import step
 from ports.jobs import Job
 
 POLICY = RetryPolicy(base_seconds=1.0, cap_seconds=300.0, jitter=0.25)

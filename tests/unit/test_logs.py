@@ -4,7 +4,8 @@ import json
 import logging
 import sys
 
-from entrypoints.logs import JsonFormatter, KeyValueFormatter, configure_logging
+from entrypoints.log_lines import JsonFormatter, KeyValueFormatter
+from entrypoints.logs import configure_logging
 
 
 def record(message: str, **extra: object) -> logging.LogRecord:

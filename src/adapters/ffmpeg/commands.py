@@ -1,4 +1,5 @@
-"""ffmpeg command lines, built from a TranscodePlan: pure, so every flag is checked by a unit test.
+"""The ffmpeg command line of a transcode, built from a TranscodePlan: pure, so every flag is checked
+by a unit test.
 
 Every file goes in and out with the "file:" protocol prefix, so a name can never be read as an
 option or as another protocol (a title starting with "-" or containing "http:").
@@ -10,8 +11,6 @@ from pathlib import Path
 
 from ports.transcoder import StreamAction, TranscodePlan
 
-THUMBNAIL_MAX_SIDE = 320
-"""Telegram's limit for a video's thumbnail: a JPEG at most 320 px wide and high, under 200 kB."""
 _EVEN = "trunc(iw/2)*2:trunc(ih/2)*2"
 _BUFFER_SECONDS = 2.0
 _BUFFER_SHARE = 0.05
@@ -59,15 +58,3 @@ def _audio_args(plan: TranscodePlan) -> list[str]:
             return ["-c:a", "aac", "-b:a", f"{plan.audio_kbps}k"]
         case StreamAction.DROP:
             return ["-an"]
-
-
-def thumbnail_args(source: Path, target: Path, at_seconds: float) -> list[str]:
-    side = THUMBNAIL_MAX_SIDE
-    return [
-        *("-nostdin", "-hide_banner", "-v", "error", "-y"),
-        *("-ss", f"{max(at_seconds, 0.0):.3f}", "-i", f"file:{source}"),
-        *("-map", "0:v:0", "-frames:v", "1"),
-        *("-vf", f"scale=min({side}\\,iw):min({side}\\,ih):force_original_aspect_ratio=decrease"),
-        *("-q:v", "5", "-f", "image2", "-update", "1"),
-        f"file:{target}",
-    ]

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from returns.result import Failure, Result, Success
 
-from adapters.ffmpeg.commands import thumbnail_args, transcode_args
+from adapters.ffmpeg.commands import transcode_args
 from adapters.ffmpeg.progress import ProgressReader
+from adapters.ffmpeg.thumbnail_command import thumbnail_args
 from adapters.process import ChildProcesses, Exit
 from ports.media import ToolFailure
 from ports.transcoder import PercentSink, TranscodePlan, Transcoder

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from ports.blobs import BlobFile, BlobFiles
+from ports.blob_files import BlobFile, BlobFiles
 from ports.errors import BlobFilesError
 
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 
-from adapters.job_stats import stats_from_rows
 from adapters.memory.tables import MemoryTablesUser
+from adapters.sql.job_stats import stats_from_rows
 from ports.failed_jobs import FailedJobs
 from ports.jobs import FailedJob, Job, NewJob, QueueCounts, QueueStats
 from ports.quota import UserQuota
@@ -56,7 +56,7 @@ class MemoryFailedJobs(MemoryTablesUser, FailedJobs):
 
 
 def _job_row(job: Job, now: float) -> tuple[object, ...]:
-    """One job as a row of adapters.job_stats' statement: a 1 in the column of its state."""
+    """One job as a row of adapters.sql.job_stats' statement: a 1 in the column of its state."""
     free, due = job.claimed_by is None, job.available_at <= now
     held_in_time = not free and (job.lease_until is None or job.lease_until >= now)
     return (

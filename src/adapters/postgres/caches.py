@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adapters import rows as codec
 from adapters.postgres.access import PostgresAccess
+from adapters.sql.info_rows import dump_entries, load_entries
+from adapters.sql.json_text import CorruptEntry
 from ports.caches import HandledUrls, InfoCache
 from ports.media import VideoInfo
 
@@ -42,15 +43,15 @@ class PostgresInfoCache(PostgresAccess, InfoCache):
         if row is None or row[1] < fresh_after:
             return None
         try:
-            return codec.load_entries(row[0])
-        except codec.CorruptEntry:
+            return load_entries(row[0])
+        except CorruptEntry:
             await self._db.execute("DELETE FROM video_info WHERE url = $1 AND entries = $2", url, row[0])
             return None
 
     async def cache_info(self, urls: Sequence[str], entries: Sequence[VideoInfo], now: float) -> None:
         canonical = sorted({e.webpage_url for e in entries if e.webpage_url})
         rows = sorted({*urls, *canonical})
-        await self._db.execute(_CACHE_INFO, rows, codec.dump_entries(entries), canonical, now)
+        await self._db.execute(_CACHE_INFO, rows, dump_entries(entries), canonical, now)
 
     async def evict_info(self, url: str) -> None:
         await self._db.execute(_EVICT_INFO, url)

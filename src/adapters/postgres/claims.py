@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters import rows as codec
 from adapters.postgres.access import Database
+from adapters.sql.job_rows import job_from_row
 from ports.errors import StoreError
 from ports.jobs import Job, Lease
 
@@ -106,7 +106,7 @@ class ClaimBatcher:
         for lease, done in completions:
             if not done.done():
                 done.set_result(lease.job_id in deleted)
-        jobs = sorted((codec.job_from_row(tuple(row)[1:]) for row in rows if row[0] is None), key=_id)
+        jobs = sorted((job_from_row(tuple(row)[1:]) for row in rows if row[0] is None), key=_id)
         for a in asked:
             job = jobs.pop(0) if jobs else None
             if a.future.done():  # its caller went away

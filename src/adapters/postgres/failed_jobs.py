@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adapters import rows as codec
-from adapters.job_stats import stats_from_rows, stats_sql
 from adapters.postgres.access import PostgresAccess
 from adapters.postgres.notices import WorkNotifier
+from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
+from adapters.sql.job_stats import stats_from_rows, stats_sql
 from ports.failed_jobs import FailedJobs
 from ports.jobs import FailedJob, Job, QueueCounts, QueueStats
 from ports.quota import UserQuota
@@ -20,9 +20,9 @@ _PURGE = """
     DELETE FROM failed_jobs
     WHERE ($1::double precision IS NULL OR failed_at < $1) AND ($2::text IS NULL OR name = $2)
 """
-_LIST_JOBS = f"SELECT {codec.JOB_COLUMNS} FROM jobs ORDER BY id LIMIT $1"  # noqa: S608 - a constant column list
+_LIST_JOBS = f"SELECT {JOB_COLUMNS} FROM jobs ORDER BY id LIMIT $1"  # noqa: S608 - a constant column list
 _LIST_FAILED = f"""
-    SELECT {codec.FAILED_JOB_COLUMNS}
+    SELECT {FAILED_JOB_COLUMNS}
     FROM failed_jobs ORDER BY id LIMIT $1
 """  # noqa: S608 - a constant column list
 # A retried job starts over: attempts 0, due now, in the order it had failed.
@@ -50,10 +50,10 @@ class PostgresFailedJobs(PostgresAccess, FailedJobs):
         return stats_from_rows(now, await self._db.fetch(_STATS, now))
 
     async def list_jobs(self, limit: int = 100) -> list[Job]:
-        return [codec.job_from_row(tuple(row)) for row in await self._db.fetch(_LIST_JOBS, limit)]
+        return [job_from_row(tuple(row)) for row in await self._db.fetch(_LIST_JOBS, limit)]
 
     async def list_failed(self, limit: int = 100) -> list[FailedJob]:
-        return [codec.failed_from_row(tuple(row)) for row in await self._db.fetch(_LIST_FAILED, limit)]
+        return [failed_from_row(tuple(row)) for row in await self._db.fetch(_LIST_FAILED, limit)]
 
     async def retry_failed(self, failed_ids: Sequence[int] | None, now: float) -> list[int]:
         wanted = None if failed_ids is None else [int(i) for i in failed_ids]

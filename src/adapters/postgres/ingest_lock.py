@@ -15,7 +15,8 @@ from typing import Final
 
 import asyncpg
 
-from adapters.postgres.connection import DRIVER_ERRORS, check_dsn, unreachable
+from adapters.postgres.connection import DRIVER_ERRORS, unreachable
+from adapters.postgres.dsn import check_dsn
 from ports.errors import StoreError
 
 INGEST_LOCK: Final = 0x7669_6472_0002

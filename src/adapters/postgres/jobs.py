@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Final
 
-from adapters import rows as codec
 from adapters.postgres.access import PostgresAccess
 from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.notices import WorkNotifier
+from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
+from adapters.sql.json_text import dump_json
 from ports.jobs import FailedJob, Guard, HandledUrlGuard, Job, Lease, NewJob, SingletonGuard
 from ports.json import Payload
 from ports.queue import JobQueue
@@ -44,7 +45,7 @@ _NEW_JOB_IF_NONE_NAMED = """
 _TAKE_EXHAUSTED = f"""
     UPDATE jobs SET attempts = attempts + 1, claimed_by = $1, lease_until = $2, token = token + 1
     WHERE claimed_by IS NULL AND attempts >= max_attempts
-    RETURNING {codec.JOB_COLUMNS}
+    RETURNING {JOB_COLUMNS}
 """  # noqa: S608 - a constant column list
 _RENEW = """
     UPDATE jobs SET lease_until = $1
@@ -77,7 +78,7 @@ _DEAD_LETTER = f"""
     INSERT INTO failed_jobs (job_id, name, payload, error, attempts, max_attempts, key, owner_id,
         created_at, failed_at)
     SELECT id, name, payload, $3, attempts, max_attempts, key, owner_id, created_at, $4 FROM taken
-    RETURNING {codec.FAILED_JOB_COLUMNS}
+    RETURNING {FAILED_JOB_COLUMNS}
 """  # noqa: S608 - a constant column list
 _NEXT_WAKEUP = """
     SELECT least(
@@ -99,7 +100,7 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
     _notifier: WorkNotifier
 
     async def enqueue(self, job: NewJob, now: float, guard: Guard | None = None) -> int | None:
-        values = insert_values(job, codec.dump_json(job.payload), now)
+        values = insert_values(job, dump_json(job.payload), now)
         match guard:
             case HandledUrlGuard(chat_id=chat, message_id=message, url=url):
                 job_id = await self._db.fetchval(_NEW_JOB_IF_UNHANDLED, *values, chat, message, url)
@@ -123,7 +124,7 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
     async def claim_exhausted(self, worker_id: str, now: float, lease_seconds: float) -> list[Job]:
         await self._db.fetchval("SELECT vidrelay_take_back($1, $2)", worker_id, now)
         rows = await self._db.fetch(_TAKE_EXHAUSTED, worker_id, now + lease_seconds)
-        return sorted((codec.job_from_row(tuple(row)) for row in rows), key=lambda job: job.id)
+        return sorted((job_from_row(tuple(row)) for row in rows), key=lambda job: job.id)
 
     async def recover(self, worker_id: str) -> int:
         taken: int = await self._db.fetchval("SELECT vidrelay_take_back($1, $2)", worker_id, FOREVER)
@@ -159,12 +160,12 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
         return changed == 1
 
     async def update_payload(self, lease: Lease, payload: Payload) -> bool:
-        text = codec.dump_json(payload)
+        text = dump_json(payload)
         return await self._db.execute(_UPDATE_PAYLOAD, text, lease.job_id, lease.token) == 1
 
     async def dead_letter(self, lease: Lease, error: str, now: float) -> FailedJob | None:
         row = await self._db.fetchrow(_DEAD_LETTER, lease.job_id, lease.token, error_text(error), now)
-        return None if row is None else codec.failed_from_row(tuple(row))
+        return None if row is None else failed_from_row(tuple(row))
 
     async def next_wakeup(
         self, worker_id: str, now: float, paused_keys: Collection[str] = ()

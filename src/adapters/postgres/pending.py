@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from adapters import rows as codec
 from adapters.postgres.access import PostgresAccess
 from adapters.postgres.notices import WorkNotifier
+from adapters.sql.record_rows import pending_from_row, pending_params
 from ports.pending import CancelOutcome, PendingRequest, PendingStore
 
 _PENDING_COLUMNS = """id, chat_id, user_id, message_id, job_name, job_payload, job_max_attempts,
@@ -49,11 +49,11 @@ class PostgresPending(PostgresAccess, PendingStore):
     _notifier: WorkNotifier
 
     async def park(self, request: PendingRequest) -> None:
-        await self._db.execute(_PARK, *codec.pending_params(request))
+        await self._db.execute(_PARK, *pending_params(request))
 
     async def pending(self, pending_id: str) -> PendingRequest | None:
         row = await self._db.fetchrow(_PENDING, pending_id)
-        return None if row is None else codec.pending_from_row(tuple(row))
+        return None if row is None else pending_from_row(tuple(row))
 
     async def adopt(self, pending_id: str, now: float) -> int | None:
         job_id = await self._db.fetchval(_ADOPT, pending_id, now)
@@ -71,9 +71,7 @@ class PostgresPending(PostgresAccess, PendingStore):
         return CancelOutcome.CANCELLED if deleted else CancelOutcome.NOT_REQUESTER
 
     async def expire(self, created_before: float) -> list[PendingRequest]:
-        expired = [
-            codec.pending_from_row(tuple(row)) for row in await self._db.fetch(_EXPIRE, created_before)
-        ]
+        expired = [pending_from_row(tuple(row)) for row in await self._db.fetch(_EXPIRE, created_before)]
         return sorted(expired, key=lambda r: (r.created_at, r.id))
 
     async def pinned_keys(self) -> set[str]:

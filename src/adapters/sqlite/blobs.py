@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from adapters import rows as codec
+from adapters.sql.record_rows import blob_from_row, blob_params
 from adapters.sqlite.access import SqliteAccess
 from ports.blobs import BlobIndex, BlobRecord
 
@@ -30,12 +30,12 @@ class SqliteBlobIndex(SqliteAccess, BlobIndex):
     async def blob(self, key: str) -> BlobRecord | None:
         def work(c: sqlite3.Connection) -> BlobRecord | None:
             row = c.execute(_BLOB, (key,)).fetchone()
-            return None if row is None else codec.blob_from_row(row)
+            return None if row is None else blob_from_row(row)
 
         return await self._read(work)
 
     async def put_blob(self, record: BlobRecord) -> None:
-        params = codec.blob_params(record)
+        params = blob_params(record)
         await self._write(lambda c: c.execute(_PUT_BLOB, params))
 
     async def set_file_id(self, key: str, file_id: str, file_unique_id: str, now: float) -> None:
@@ -66,4 +66,4 @@ class SqliteBlobIndex(SqliteAccess, BlobIndex):
         await self._write(lambda c: c.execute("DELETE FROM blobs WHERE key = ?", (key,)))
 
     async def all_blobs(self) -> list[BlobRecord]:
-        return await self._read(lambda c: [codec.blob_from_row(row) for row in c.execute(_ALL_BLOBS)])
+        return await self._read(lambda c: [blob_from_row(row) for row in c.execute(_ALL_BLOBS)])

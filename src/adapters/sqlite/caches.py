@@ -5,7 +5,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from adapters import rows as codec
+from adapters.sql.info_rows import dump_entries, load_entries
+from adapters.sql.json_text import CorruptEntry, dump_json, load_urls
 from adapters.sqlite.access import SqliteAccess
 from ports.caches import HandledUrls, InfoCache
 from ports.media import VideoInfo
@@ -49,9 +50,9 @@ class SqliteInfoCache(SqliteAccess, InfoCache):
             if row is None or row[2] < fresh_after:
                 return None
             try:
-                codec.load_urls(row[1])
-                return codec.load_entries(row[0])
-            except codec.CorruptEntry:
+                load_urls(row[1])
+                return load_entries(row[0])
+            except CorruptEntry:
                 c.execute("DELETE FROM video_info WHERE url = ?", (url,))
                 return None
 
@@ -59,7 +60,7 @@ class SqliteInfoCache(SqliteAccess, InfoCache):
 
     async def cache_info(self, urls: Sequence[str], entries: Sequence[VideoInfo], now: float) -> None:
         canonical = sorted({e.webpage_url for e in entries if e.webpage_url})
-        stored, aliases = codec.dump_entries(entries), codec.dump_json(canonical)
+        stored, aliases = dump_entries(entries), dump_json(canonical)
         rows = [(url, stored, aliases, now) for url in sorted({*urls, *canonical})]
         await self._write(lambda c: c.executemany(_CACHE_INFO, rows))
 

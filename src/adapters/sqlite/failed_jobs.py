@@ -5,8 +5,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from adapters import rows as codec
-from adapters.job_stats import stats_from_rows, stats_sql
+from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
+from adapters.sql.job_stats import stats_from_rows, stats_sql
+from adapters.sql.json_text import dump_json
 from adapters.sqlite.access import SqliteAccess
 from adapters.sqlite.jobs import insert_job
 from ports.failed_jobs import FailedJobs
@@ -15,11 +16,11 @@ from ports.quota import UserQuota
 
 _COUNT_FOR_OWNER = "SELECT count(*) FROM jobs WHERE owner_id = ?"
 _LIST_JOBS = f"""
-    SELECT {codec.JOB_COLUMNS}
+    SELECT {JOB_COLUMNS}
     FROM jobs ORDER BY id LIMIT ?
 """  # noqa: S608 - a constant column list
 _LIST_FAILED = f"""
-    SELECT {codec.FAILED_JOB_COLUMNS}
+    SELECT {FAILED_JOB_COLUMNS}
     FROM failed_jobs ORDER BY id LIMIT ?
 """  # noqa: S608 - a constant column list
 _STATS = stats_sql("?1")
@@ -44,21 +45,17 @@ class SqliteFailedJobs(SqliteAccess, FailedJobs):
         return await self._read(lambda c: stats_from_rows(now, c.execute(_STATS, (now,))))
 
     async def list_jobs(self, limit: int = 100) -> list[Job]:
-        return await self._read(
-            lambda c: [codec.job_from_row(row) for row in c.execute(_LIST_JOBS, (limit,))]
-        )
+        return await self._read(lambda c: [job_from_row(row) for row in c.execute(_LIST_JOBS, (limit,))])
 
     async def list_failed(self, limit: int = 100) -> list[FailedJob]:
-        return await self._read(
-            lambda c: [codec.failed_from_row(row) for row in c.execute(_LIST_FAILED, (limit,))]
-        )
+        return await self._read(lambda c: [failed_from_row(row) for row in c.execute(_LIST_FAILED, (limit,))])
 
     async def retry_failed(self, failed_ids: Sequence[int] | None, now: float) -> list[int]:
         params: tuple[object, ...] = ()
         if failed_ids is None:
             select = _FAILED_TO_RETRY_ALL
         else:
-            select, params = _FAILED_TO_RETRY_SOME, (codec.dump_json([int(i) for i in failed_ids]),)
+            select, params = _FAILED_TO_RETRY_SOME, (dump_json([int(i) for i in failed_ids]),)
 
         def work(c: sqlite3.Connection) -> list[int]:
             new_ids = []

@@ -9,7 +9,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection, Sequence
 
-from adapters import rows as codec
+from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
+from adapters.sql.json_text import dump_json
 from adapters.sqlite.access import SqliteAccess
 from ports.jobs import FailedJob, Guard, HandledUrlGuard, Job, Lease, NewJob, SingletonGuard
 from ports.json import Payload
@@ -61,12 +62,12 @@ _FIRST_FREE_UNPAUSED = """
 _TAKE = f"""
     UPDATE jobs SET attempts = attempts + 1, claimed_by = ?, lease_until = ?, token = token + 1
     WHERE id = ?
-    RETURNING {codec.JOB_COLUMNS}
+    RETURNING {JOB_COLUMNS}
 """  # noqa: S608 - a constant column list
 _TAKE_EXHAUSTED = f"""
     UPDATE jobs SET attempts = attempts + 1, claimed_by = ?, lease_until = ?, token = token + 1
     WHERE claimed_by IS NULL AND attempts >= max_attempts
-    RETURNING {codec.JOB_COLUMNS}
+    RETURNING {JOB_COLUMNS}
 """  # noqa: S608 - a constant column list
 _RENEW = """
     UPDATE jobs SET lease_until = ?
@@ -101,7 +102,7 @@ _INSERT_FAILED = f"""
     INSERT INTO failed_jobs (job_id, name, payload, error, attempts, max_attempts, key, owner_id,
         created_at, failed_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    RETURNING {codec.FAILED_JOB_COLUMNS}
+    RETURNING {FAILED_JOB_COLUMNS}
 """  # noqa: S608 - a constant column list
 _NEXT_FREE = "SELECT available_at FROM jobs WHERE claimed_by IS NULL ORDER BY available_at LIMIT 1"
 _NEXT_FREE_UNPAUSED = """
@@ -117,7 +118,7 @@ _NEXT_LEASE_END = """
 
 class SqliteJobQueue(SqliteAccess, JobQueue):
     async def enqueue(self, job: NewJob, now: float, guard: Guard | None = None) -> int | None:
-        payload = codec.dump_json(job.payload)
+        payload = dump_json(job.payload)
 
         def work(c: sqlite3.Connection) -> int | None:
             match guard:
@@ -136,7 +137,7 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
     ) -> Job | None:
         first: tuple[str, tuple[object, ...]] = (_FIRST_FREE, (now,))
         if paused_keys:
-            first = (_FIRST_FREE_UNPAUSED, (now, codec.dump_json(sorted(paused_keys))))
+            first = (_FIRST_FREE_UNPAUSED, (now, dump_json(sorted(paused_keys))))
 
         def work(c: sqlite3.Connection) -> Job | None:
             _take_back(c, worker_id, dead_before=now)
@@ -146,7 +147,7 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
             row = c.execute(*first).fetchone()
             if row is None or (row[1] and held):
                 return None
-            return codec.job_from_row(c.execute(_TAKE, (worker_id, now + lease_seconds, row[0])).fetchone())
+            return job_from_row(c.execute(_TAKE, (worker_id, now + lease_seconds, row[0])).fetchone())
 
         return await self._write(work)
 
@@ -154,7 +155,7 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
         def work(c: sqlite3.Connection) -> list[Job]:
             _take_back(c, worker_id, dead_before=now)
             rows = c.execute(_TAKE_EXHAUSTED, (worker_id, now + lease_seconds)).fetchall()
-            return sorted((codec.job_from_row(row) for row in rows), key=lambda job: job.id)
+            return sorted((job_from_row(row) for row in rows), key=lambda job: job.id)
 
         return await self._write(work)
 
@@ -164,7 +165,7 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
     async def renew(
         self, worker_id: str, leases: Sequence[Lease], now: float, lease_seconds: float
     ) -> list[Lease]:
-        wanted = codec.dump_json([[lease.job_id, lease.token] for lease in leases])
+        wanted = dump_json([[lease.job_id, lease.token] for lease in leases])
 
         def work(c: sqlite3.Connection) -> list[Lease]:
             # Even with nothing to renew this takes the write lock: the heartbeat doubles as the
@@ -187,7 +188,7 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
         return await self._write(lambda c: c.execute(_RELEASE, params).rowcount == 1)
 
     async def update_payload(self, lease: Lease, payload: Payload) -> bool:
-        params = (codec.dump_json(payload), lease.job_id, lease.token)
+        params = (dump_json(payload), lease.job_id, lease.token)
         return await self._write(lambda c: c.execute(_UPDATE_PAYLOAD, params).rowcount == 1)
 
     async def dead_letter(self, lease: Lease, error: str, now: float) -> FailedJob | None:
@@ -197,7 +198,7 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
                 return None
             name, payload, attempts, max_attempts, key, owner, created = taken[0]
             values = (lease.job_id, name, payload, error, attempts, max_attempts, key, owner, created, now)
-            return codec.failed_from_row(c.execute(_INSERT_FAILED, values).fetchall()[0])
+            return failed_from_row(c.execute(_INSERT_FAILED, values).fetchall()[0])
 
         return await self._write(work)
 
@@ -206,7 +207,7 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
     ) -> float | None:
         free: tuple[str, tuple[object, ...]] = (_NEXT_FREE, ())
         if paused_keys:
-            free = (_NEXT_FREE_UNPAUSED, (codec.dump_json(sorted(paused_keys)),))
+            free = (_NEXT_FREE_UNPAUSED, (dump_json(sorted(paused_keys)),))
 
         def work(c: sqlite3.Connection) -> float | None:
             times = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from adapters import rows as codec
+from adapters.sql.record_rows import pending_from_row, pending_params
 from adapters.sqlite.access import SqliteAccess
 from adapters.sqlite.jobs import insert_job
 from ports.jobs import NewJob
@@ -34,13 +34,13 @@ _PINNED = "SELECT DISTINCT blob_key FROM pending WHERE blob_key IS NOT NULL AND 
 
 class SqlitePending(SqliteAccess, PendingStore):
     async def park(self, request: PendingRequest) -> None:
-        params = codec.pending_params(request)
+        params = pending_params(request)
         await self._write(lambda c: c.execute(_PARK, params))
 
     async def pending(self, pending_id: str) -> PendingRequest | None:
         def work(c: sqlite3.Connection) -> PendingRequest | None:
             row = c.execute(_PENDING, (pending_id,)).fetchone()
-            return None if row is None else codec.pending_from_row(row)
+            return None if row is None else pending_from_row(row)
 
         return await self._read(work)
 
@@ -68,7 +68,7 @@ class SqlitePending(SqliteAccess, PendingStore):
 
     async def expire(self, created_before: float) -> list[PendingRequest]:
         def work(c: sqlite3.Connection) -> list[PendingRequest]:
-            expired = [codec.pending_from_row(row) for row in c.execute(_EXPIRE, (created_before,))]
+            expired = [pending_from_row(row) for row in c.execute(_EXPIRE, (created_before,))]
             return sorted(expired, key=lambda r: (r.created_at, r.id))
 
         return await self._write(work)

@@ -8,7 +8,7 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 
-from adapters.clock import SystemClock
+from adapters.system.clock import SystemClock
 from adapters.telegram.flood import FloodControl
 from adapters.telegram.observer import ApiObserver
 from adapters.telegram.pacing import PacingPolicy

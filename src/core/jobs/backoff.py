@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.lifecycle import Random, RetryPolicy, backoff_delay
+from core.lifecycle.retry_policy import Random, RetryPolicy, backoff_delay
 
 
 class Backoff:

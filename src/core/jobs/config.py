@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.lifecycle import RetryPolicy
+from core.lifecycle.retry_policy import RetryPolicy
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,10 @@ from core.jobs.settling import Settler
 from core.jobs.supervision import Supervisor
 from core.jobs.tasks import all_done, first_of, settle
 from core.jobs.worker import Worker
-from core.lifecycle import Claimed, JobState, Random, step
+from core.lifecycle.events import Claimed
+from core.lifecycle.retry_policy import Random
+from core.lifecycle.state import JobState
+from core.lifecycle.step import step
 from ports.clock import Clock
 from ports.jobs import Guard, NewJob
 from ports.json import Payload

@@ -15,7 +15,7 @@ from core.jobs.health import StoreHealth
 from core.jobs.in_flight import InFlight
 from core.jobs.registry import JobRegistry
 from core.jobs.signals import Signal
-from core.lifecycle import Random
+from core.lifecycle.retry_policy import Random
 from core.telemetry import Unobserved
 from ports.clock import Clock
 from ports.queue import JobQueue

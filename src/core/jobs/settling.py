@@ -17,7 +17,7 @@ from core.jobs.fields import log_fields
 from core.jobs.in_flight import HeldJob
 from core.jobs.parts import EngineParts
 from core.jobs.registry import DeadJob, JobFailure, JobType
-from core.lifecycle import Complete, DeadLetter, Effect, Release, ScheduleRetry
+from core.lifecycle.effects import Complete, DeadLetter, Effect, Release, ScheduleRetry
 from ports.jobs import Job
 
 log = logging.getLogger("vidrelay.engine")

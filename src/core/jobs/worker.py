@@ -21,20 +21,10 @@ from core.jobs.parts import EngineParts
 from core.jobs.registry import Deferred, JobContext, JobFailure, JobOutcome, JobType, RetryNotice
 from core.jobs.settling import Settler
 from core.jobs.tasks import first_of, settle
-from core.lifecycle import (
-    Claimed,
-    Complete,
-    Effect,
-    Event,
-    Failed,
-    JobState,
-    Rejected,
-    Released,
-    Run,
-    ScheduleRetry,
-    Succeeded,
-    step,
-)
+from core.lifecycle.effects import Complete, Effect, Run, ScheduleRetry
+from core.lifecycle.events import Claimed, Event, Failed, Rejected, Released, Succeeded
+from core.lifecycle.state import JobState
+from core.lifecycle.step import step
 from ports.errors import ShutdownAbort
 from ports.jobs import Job
 from ports.json import Payload

@@ -17,11 +17,13 @@ from typing import Protocol, TypeVar
 
 from returns.result import Failure, Result, Success
 
-from core.blobs import blob_file_name, blob_key, has_blob, should_drop_bytes
+from core.blob_names import blob_file_name, blob_key
+from core.blob_retention import has_blob, should_drop_bytes
 from core.media.blob_sweep import BlobSweep, DropRule, SweepReport
 from core.media.keyed_lock import KeyedLock
 from core.media.single_flight import Listeners, SingleFlight
-from ports.blobs import BlobFiles, BlobIndex, BlobRecord
+from ports.blob_files import BlobFiles
+from ports.blobs import BlobIndex, BlobRecord
 from ports.clock import Clock
 from ports.errors import BlobFilesError
 from ports.media import (

@@ -8,9 +8,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 
-from core.blobs import ORPHAN_GRACE_SECONDS, over_cap_evictions, plan_sweep, should_drop_bytes
+from core.blob_retention import ORPHAN_GRACE_SECONDS, over_cap_evictions, plan_sweep, should_drop_bytes
 from core.media.keyed_lock import KeyedLock
-from ports.blobs import BlobFiles, BlobIndex, BlobRecord
+from ports.blob_files import BlobFiles
+from ports.blobs import BlobIndex, BlobRecord
 from ports.pending import PendingStore
 
 log = logging.getLogger("vidrelay.blobs")

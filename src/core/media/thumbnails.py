@@ -13,7 +13,7 @@ import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from ports.blobs import BlobFiles
+from ports.blob_files import BlobFiles
 from ports.errors import BlobFilesError
 from ports.transcoder import Transcoder
 

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from returns.result import Failure, Result, Success
 
-from core.blobs import blob_key
+from core.blob_names import blob_key
 from core.jobs.registry import Deferred, JobOutcome
 from core.media.sound import SoundFetcher, sound_of
 from core.pipeline.delivery import Paced, after_send, fetch_bytes, refuse_oversize

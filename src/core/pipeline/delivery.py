@@ -18,7 +18,7 @@ from typing import Protocol
 
 from returns.result import Failure, Result, Success
 
-from core.blobs import blob_key
+from core.blob_names import blob_key
 from core.jobs.registry import Deferred, JobFailure, JobOutcome
 from core.media.blob_service import BlobService, Fetcher
 from core.media.fit import SizeLimits, SizeVerdict, verdict_before_download

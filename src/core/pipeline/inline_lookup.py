@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.blobs import blob_key
+from core.blob_names import blob_key
 from core.media.sound import sound_of
 from core.pipeline.services import Services
 from ports.blobs import BlobRecord

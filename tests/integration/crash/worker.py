@@ -25,11 +25,11 @@ from pathlib import Path
 
 from returns.result import Success
 
-from adapters.clock import SystemClock
 from adapters.sqlite import SqliteStore
+from adapters.system.clock import SystemClock
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import DeadJob, JobContext, JobOutcome, JobRegistry, JobType
-from core.lifecycle import RetryPolicy
+from core.lifecycle.retry_policy import RetryPolicy
 
 POLL_SECONDS = 0.01
 

@@ -6,7 +6,8 @@ import socket
 
 import pytest
 
-from adapters.postgres.connection import BadDsn, check_dsn, connect, masked, open_pool
+from adapters.postgres.connection import connect, open_pool
+from adapters.postgres.dsn import BadDsn, check_dsn, masked
 from ports.errors import StoreError
 from testkit.postgres import PostgresServer
 
@@ -86,3 +87,17 @@ async def test_a_good_dsn_connects(pg_dsn: str) -> None:
         assert await pool.fetchval("SELECT current_setting('application_name')") == "vidrelay"
     finally:
         await pool.close()
+
+
+@pytest.mark.parametrize("password", ["p", "postgres"])
+async def test_a_short_or_user_named_wrong_password_leaves_the_servers_words_whole(
+    postgres_server: PostgresServer, password: str
+) -> None:
+    dsn = f"postgresql://postgres:{password}@127.0.0.1:{postgres_server.port}/postgres"
+
+    with pytest.raises(StoreError) as refused:
+        await connect(dsn)
+
+    shown = f"postgresql://postgres:***@127.0.0.1:{postgres_server.port}/postgres"
+    assert str(refused.value).startswith(f"cannot connect to PostgreSQL at {shown}: ")
+    assert 'password authentication failed for user "postgres"' in str(refused.value)

@@ -19,8 +19,8 @@ import uuid
 
 from returns.result import Success
 
-from adapters.clock import SystemClock
 from adapters.postgres import PostgresStore
+from adapters.system.clock import SystemClock
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import JobContext, JobOutcome, JobRegistry, JobType
 

@@ -1,4 +1,4 @@
-"""Blob rules: how a video is named on disk and when its bytes may go.
+"""When a blob's bytes may go.
 
 Invariant: a blob is "had" when its row has a file_id or its bytes exist. Bytes go once
 Telegram holds the video (a file_id is recorded), or when an unsent blob nobody waits for is
@@ -7,36 +7,15 @@ older than a day. A parked confirmation pins its blob: its bytes stay whatever t
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ports.blobs import BlobFile, BlobRecord
-from ports.media import VideoInfo
+from ports.blob_files import BlobFile
+from ports.blobs import BlobRecord
 
 UNSENT_MAX_AGE_SECONDS = 24 * 3600
 ORPHAN_GRACE_SECONDS = 3600
 """A file younger than this may belong to a download that is being recorded right now."""
-
-_EXT = re.compile(r"[^a-z0-9]")
-
-
-PAGE_SCOPED_EXTRACTORS = frozenset({"generic", "html5"})
-"""Extractors whose ids are only named after the page's file ("index-1" for any site's index
-page): their key names the page itself, or two sites' videos would share one blob."""
-
-
-def blob_key(info: VideoInfo) -> str:
-    extractor = info.extractor.strip().lower()
-    if not extractor or extractor in PAGE_SCOPED_EXTRACTORS or not info.id:
-        return f"generic:{info.webpage_url}:{info.format_id}"
-    return f"{extractor}:{info.id}:{info.format_id}"
-
-
-def blob_file_name(key: str, ext: str) -> str:
-    clean = _EXT.sub("", ext.lower())[:8] or "mp4"
-    return f"{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()}.{clean}"
 
 
 def has_blob(record: BlobRecord | None, bytes_exist: bool) -> bool:

@@ -1,0 +1,1 @@
+"""What the operating system itself provides: the wall clock."""

@@ -1,0 +1,31 @@
+"""How a video is named: its blob key (what was sent, per site and format) and its file on disk.
+
+Two sites' videos never share a key, and the file name is a hash of the key, so any key — odd
+Unicode included — names a safe file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from ports.media import VideoInfo
+
+_EXT = re.compile(r"[^a-z0-9]")
+
+
+PAGE_SCOPED_EXTRACTORS = frozenset({"generic", "html5"})
+"""Extractors whose ids are only named after the page's file ("index-1" for any site's index
+page): their key names the page itself, or two sites' videos would share one blob."""
+
+
+def blob_key(info: VideoInfo) -> str:
+    extractor = info.extractor.strip().lower()
+    if not extractor or extractor in PAGE_SCOPED_EXTRACTORS or not info.id:
+        return f"generic:{info.webpage_url}:{info.format_id}"
+    return f"{extractor}:{info.id}:{info.format_id}"
+
+
+def blob_file_name(key: str, ext: str) -> str:
+    clean = _EXT.sub("", ext.lower())[:8] or "mp4"
+    return f"{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()}.{clean}"
