@@ -50,6 +50,7 @@ from core.pipeline.inline import DownloadInline
 from core.pipeline.inline_lookup import InlineLookup
 from core.pipeline.inline_requests import InlineRequests
 from core.pipeline.intake import LinkIntake
+from core.pipeline.intake_announce import Announcements
 from core.pipeline.intake_retry import EnqueueRetries
 from core.pipeline.job_types import job_types
 from core.pipeline.periodic import Periodic, UpdateStatus
@@ -78,6 +79,15 @@ async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncItera
         yield proxy
     finally:
         await proxy.aclose()
+
+
+async def _stopped_at_close(downloader: YtDlpDownloader) -> AsyncIterator[YtDlpDownloader]:
+    """At shutdown its warm fork servers are stopped and reaped by the bot (they kill what they
+    forked first), not left to notice the bot's end after it exited."""
+    try:
+        yield downloader
+    finally:
+        await downloader.shutdown()
 
 
 async def _bot(
@@ -139,16 +149,19 @@ class Container(containers.DeclarativeContainer):
         on=providers.Resource(_egress_proxy, guard_rules, resolver),
         off=providers.Object(None),
     )
-    downloader = providers.Singleton(
-        YtDlpDownloader,
-        max_filesize_bytes=settings.provided.upload_limit_bytes,
-        concurrency=settings.provided.ytdlp_concurrency,
-        locator=locator,
-        warm=settings.provided.ytdlp_warm,
-        warm_idle_seconds=settings.provided.ytdlp_warm_idle_seconds,
-        proxy=egress_proxy,
-        max_download_bytes=settings.provided.download_cap_bytes,
-        cookies_file=settings.provided.ytdlp_cookies_file,
+    downloader = providers.Resource(
+        _stopped_at_close,
+        providers.Factory(
+            YtDlpDownloader,
+            max_filesize_bytes=settings.provided.upload_limit_bytes,
+            concurrency=settings.provided.ytdlp_concurrency,
+            locator=locator,
+            warm=settings.provided.ytdlp_warm,
+            warm_idle_seconds=settings.provided.ytdlp_warm_idle_seconds,
+            proxy=egress_proxy,
+            max_download_bytes=settings.provided.download_cap_bytes,
+            cookies_file=settings.provided.ytdlp_cookies_file,
+        ),
     )
     prober = providers.Singleton(FfprobeProber)
     transcoder = providers.Singleton(FfmpegTranscoder)
@@ -245,26 +258,19 @@ class Container(containers.DeclarativeContainer):
         turns=providers.Singleton(VideoTurns, pacing, clock),
         deliveries=metrics,
     )
-    download = providers.Singleton(
-        DownloadVideo,
-        services,
-        providers.Singleton(
-            PipelineConfig,
-            upload_limit_bytes=settings.provided.upload_limit_bytes,
-            confirm_longer_than_seconds=settings.provided.confirm_longer_than_seconds,
-            ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
-            max_attempts=settings.provided.max_attempts,
-            max_download_bytes=settings.provided.download_cap_bytes,
-        ),
+    pipeline_config = providers.Singleton(
+        PipelineConfig,
+        upload_limit_bytes=settings.provided.upload_limit_bytes,
+        confirm_longer_than_seconds=settings.provided.confirm_longer_than_seconds,
+        ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
+        max_attempts=settings.provided.max_attempts,
+        max_download_bytes=settings.provided.download_cap_bytes,
     )
+    download = providers.Singleton(DownloadVideo, services, pipeline_config)
     download_inline = providers.Selector(
         settings.provided.inline_mode,
         on=providers.Singleton(
-            DownloadInline,
-            services,
-            settings.provided.inline_cache_chat_id,
-            settings.provided.upload_limit_bytes,
-            settings.provided.ytdlp_timeout_seconds,
+            DownloadInline, services, settings.provided.inline_cache_chat_id, pipeline_config
         ),
         off=providers.Object(None),
     )
@@ -288,9 +294,13 @@ class Container(containers.DeclarativeContainer):
     engine = providers.Singleton(_with_jobs, bare_engine, registry, jobs)
 
     # What the entrypoints use: each depends on `engine`, so the job list is registered first.
+    announcements = providers.Singleton(
+        Announcements, log_views, store, worker_slots=settings.provided.job_concurrency
+    )
     enqueue_retries = providers.Singleton(
         EnqueueRetries,
         engine,
+        announcements,
         messenger,
         clock,
         random,
@@ -305,10 +315,8 @@ class Container(containers.DeclarativeContainer):
         clock,
         store,
         enqueue_retries,
-        log_views,
-        store,
+        announcements,
         max_queued_per_user=settings.provided.max_queued_per_user,
-        worker_slots=settings.provided.job_concurrency,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
     inline_requests = providers.Selector(

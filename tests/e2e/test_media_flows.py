@@ -21,7 +21,7 @@ from adapters.ffmpeg import FfprobeProber
 from ports.media import MediaProbe
 from testkit.telegram import Chat, VideoRecord
 from testkit.video_site import Body, Stall, Trickle
-from tests.e2e.conftest import CLIPS_DIR, Stack, _stack, new_user, sha256_of
+from tests.e2e.conftest import CLIPS_DIR, INLINE_CACHE, Stack, _stack, new_user, sha256_of
 from tests.support.sources import H264_AAC, HEVC_AAC, VP9_OPUS, Source, av1_source, make_source
 from tests.support.streams import Variant, make_dash, make_hls, serve_folder
 
@@ -43,8 +43,10 @@ async def media(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def capped(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack]:
-    """A bot that fetches nothing over 1 MB."""
-    async for stack in _stack(tmp_path_factory.mktemp("capped"), VIDRELAY_MAX_DOWNLOAD_BYTES=str(CAP)):
+    """A bot that fetches nothing over 1 MB, for its chats and its inline results."""
+    env = {"VIDRELAY_MAX_DOWNLOAD_BYTES": str(CAP), "VIDRELAY_INLINE_CACHE_CHAT_ID": str(INLINE_CACHE.id)}
+    async for stack in _stack(tmp_path_factory.mktemp("capped"), **env):
+        stack.api.add_chat(INLINE_CACHE)
         yield stack
 
 
@@ -306,3 +308,45 @@ async def test_a_body_without_a_length_is_stopped_once_past_the_cap(capped: Stac
     assert capped.api.videos(chat_id) == []
     assert edits_after(capped, chat_id, refused_at) == []
     assert staging_files(capped) == []
+
+
+def estimated_over_the_cap(stack: Stack, prefix: str) -> str:
+    """An HLS video whose playlists say 60 s at ~533 kbit/s (~4 MB: over the cap, under the
+    upload limit). No segment is served: fetching one is what the cap must prevent."""
+    variant = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+    variant += "#EXTINF:1.0,\nseg.ts\n" * 60 + "#EXT-X-ENDLIST\n"
+    codecs = 'CODECS="avc1.4d401e,mp4a.40.2"'
+    master = f"#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=533000,RESOLUTION=640x360,{codecs}\nv.m3u8\n"
+    stack.site.set_route(f"{prefix}/master.m3u8", Body(master.encode(), "application/vnd.apple.mpegurl"))
+    stack.site.set_route(f"{prefix}/v.m3u8", Body(variant.encode(), "application/vnd.apple.mpegurl"))
+    return stack.site.url(f"{prefix}/master.m3u8")
+
+
+async def test_a_video_estimated_over_the_cap_is_refused_before_any_segment(capped: Stack) -> None:
+    chat_id, message_id = await post(capped, estimated_over_the_cap(capped, "/cap/estimated"))
+
+    await refusal_of(capped, chat_id, message_id)
+
+    assert capped.site.hits("/cap/estimated/seg.ts") == 0
+    assert capped.api.videos(chat_id) == []
+
+
+async def test_an_inline_video_estimated_over_the_cap_is_refused_before_any_segment(capped: Stack) -> None:
+    user = new_user()
+    url = estimated_over_the_cap(capped, "/cap/inline")
+    cached_before = capped.api.videos(INLINE_CACHE.id)
+    query = capped.api.send_inline_query(user, url)
+    answer = await capped.api.wait_for(lambda: capped.api.inline_answer(query), timeout=60)
+    [full] = [r for r in answer.results if r.get("title") != "🎵 Audio only"][:1]
+
+    inline_id = capped.api.choose_inline_result(user, str(full["id"]), query=url)
+
+    def failed() -> str | None:
+        shown = capped.api.inline_message(inline_id)
+        text = shown.text if shown is not None else None
+        return text if text is not None and text.startswith("💥") else None
+
+    text = await capped.api.wait_for(failed, timeout=60)
+    assert "😞 Video too large (4 MB)" in text
+    assert capped.site.hits("/cap/inline/seg.ts") == 0
+    assert capped.api.videos(INLINE_CACHE.id) == cached_before

@@ -20,8 +20,9 @@ import pytest_asyncio
 from core import texts
 from testkit.bot_process import BotProcess, bot_environment
 from testkit.telegram import Chat, FakeBotApi, User
-from testkit.video_site import VideoServer
+from testkit.video_site import Trickle, VideoServer
 from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, Stack, _stack, new_user, sha256_of
+from tests.e2e.test_bot_lifecycle import download_in_flight
 
 pytestmark = pytest.mark.slow
 
@@ -170,3 +171,42 @@ async def test_a_store_file_of_random_bytes_refuses_the_start_with_one_line_and_
     assert hashlib.sha256(store.read_bytes()).hexdigest() == before
     assert not (data / "vidrelay.db-wal").exists()
     assert not (data / "vidrelay.db-journal").exists()
+
+
+@pytest_asyncio.fixture
+async def one_worker(tmp_path: Path) -> AsyncIterator[Stack]:
+    async for stack in _stack(tmp_path, VIDRELAY_JOB_CONCURRENCY="1", VIDRELAY_INTAKE_RETRY_SECONDS="60"):
+        yield stack
+
+
+async def bot_logged(stack: Stack, needle: str) -> None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while needle not in stack.bot.log():
+        assert time.monotonic() < deadline, f"the bot never logged {needle!r}"
+        await asyncio.sleep(0.1)
+
+
+async def test_a_link_queued_once_the_lock_is_gone_says_so_at_once_while_the_worker_is_busy(
+    one_worker: Stack,
+) -> None:
+    stack = one_worker
+    first, second = new_user(), new_user()
+    stack.site.set_route("/faults/busy.mp4", Trickle(stack.site.clip("medium").read_bytes(), seconds=30))
+    stack.api.send_text(Chat.private(first), first, stack.site.url("/faults/busy.mp4"))
+    await download_in_flight(stack, "/faults/busy.mp4")  # the one worker is taken for a while
+    lock = FileLock(stack.root / "data" / "vidrelay.db")
+    await lock.hold()
+    try:
+        url = stack.site.url(f"/clips/short.mp4?user={second.id}")
+        message_id = stack.api.send_text(Chat.private(second), second, url)
+        await bot_logged(stack, "the store refused")
+    finally:
+        await lock.release()
+
+    log = await stack.log_until(second.id, message_id, lambda text: text.startswith("⏳"))
+    assert stack.api.videos(first.id) == []  # said while the worker was still busy, not after
+
+    video = await stack.video_reply(second.id, message_id, timeout=WAIT_SECONDS)
+    assert video.sha256 == sha256_of(stack.site.clip("short"))
+    assert [m.message_id for m in stack.api.messages(second.id) if m.video is None] == [log.message_id]
+    assert len(stack.api.videos(second.id)) == 1

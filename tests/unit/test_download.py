@@ -188,6 +188,19 @@ async def test_a_video_too_large_before_download_is_refused_with_its_size(world:
     assert "😞 Video too large (80 MB)" in world.messenger.texts(PRIVATE_CHAT)
 
 
+async def test_a_download_cap_below_the_upload_limit_refuses_before_download(
+    clock: VirtualClock, tmp_path: Path
+) -> None:
+    world = World(clock, tmp_path, VIDRELAY_MAX_DOWNLOAD_BYTES="1000000")
+    await world.engine.start()
+    world.downloader.serve(URL, video(URL, filesize=4_000_000))  # under the upload limit, over the cap
+    await world.post(URL)
+    await world.idle()
+    await world.engine.stop(grace_seconds=0)
+    assert world.downloader.downloads == []
+    assert "😞 Video too large (4 MB)" in world.messenger.texts(PRIVATE_CHAT)
+
+
 async def test_a_video_too_large_after_download_is_refused_and_its_bytes_kept_for_nobody(
     world: World,
 ) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from core import texts
 from core.pipeline.inline import variant_caption, variant_keyboard
 from core.pipeline.inline_lookup import InlineLookup
 from core.pipeline.job_names import DOWNLOAD_INLINE
@@ -78,6 +79,20 @@ async def test_a_video_too_large_before_download_fails_at_once_and_downloads_not
     [failed] = await world.store.list_failed()
     assert failed.error == "😞 Video too large (80 MB)"
     assert failed.attempts == 1
+
+
+async def test_a_video_announced_over_the_download_cap_fails_at_once_and_downloads_nothing(
+    world: World,
+) -> None:
+    over_cap = world.settings.download_cap_bytes + 1_000_000
+    world.downloader.serve(
+        URL, video(URL, filesize=over_cap, duration=600.0)
+    )  # compressible, but over the cap
+    await picked(world)
+    assert world.downloader.downloads == []
+    assert world.messenger.inline_edits == []
+    [failed] = await world.store.list_failed()
+    assert failed.error == texts.too_large(over_cap)
 
 
 async def test_a_failed_swap_retries_with_the_recorded_file_id_and_uploads_once(world: World) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from core import texts
 from core.pipeline.intake import LinkIntake
+from core.pipeline.intake_announce import Announcements
 from core.pipeline.intake_retry import EnqueueRetries
 from ports.chat_settings import ChatSettings, ChatSettingsStore
 from ports.errors import StoreError
@@ -64,7 +65,12 @@ class RefusingChoices:
 
 
 def intake_over(world: World, jobs: RefusingJobs, choices: ChatSettingsStore | None = None) -> LinkIntake:
-    retries = EnqueueRetries(jobs, world.messenger, world.clock, lambda: 0.5, budget_seconds=BUDGET)
+    announcements = Announcements(
+        world.services.logs, world.store, worker_slots=world.settings.job_concurrency
+    )
+    retries = EnqueueRetries(
+        jobs, announcements, world.messenger, world.clock, lambda: 0.5, budget_seconds=BUDGET
+    )
     return LinkIntake(
         jobs,
         world.store,
@@ -73,10 +79,8 @@ def intake_over(world: World, jobs: RefusingJobs, choices: ChatSettingsStore | N
         world.clock,
         choices or world.store,
         retries,
-        world.services.logs,
-        world.store,
+        announcements,
         max_queued_per_user=10,
-        worker_slots=world.settings.job_concurrency,
     )
 
 
@@ -102,7 +106,31 @@ async def test_a_link_the_store_refuses_for_a_while_is_queued_once_it_takes_it(
     tries = jobs.tries
     await clock.advance(BUDGET * 2)
     assert jobs.tries == tries  # once queued, it stops trying
-    assert world.messenger.chat(PRIVATE_CHAT) == []  # and nobody was bothered
+    assert texts.send_again_later() not in world.messenger.texts(PRIVATE_CHAT)  # nobody was asked again
+
+
+async def test_a_link_queued_by_the_background_tries_gets_its_log_message_then_and_one_video(
+    tmp_path: Path, clock: VirtualClock
+) -> None:
+    world = World(clock, tmp_path)
+    world.downloader.serve("https://a.example/1")
+    back_at = clock.now() + 20
+    intake = intake_over(world, RefusingJobs(world, lambda: clock.now() < back_at))
+    await intake.accept(message("a.example/1", message_id=7))
+    await clock.advance(19)
+    assert world.messenger.chat(PRIVATE_CHAT) == []
+
+    await clock.advance(15)  # queued now, and no worker runs yet: the log message says it is taken
+    [log] = world.messenger.chat(PRIVATE_CHAT)
+    assert (log.text, log.reply_to) == (texts.scraping(), 7)
+
+    await world.engine.start()
+    await world.idle()
+    await world.engine.stop(grace_seconds=0)
+    log_messages = [m for m in world.messenger.chat(PRIVATE_CHAT) if m.video is None]
+    videos = [m for m in world.messenger.chat(PRIVATE_CHAT) if m.video is not None]
+    assert [m.message_id for m in log_messages] == [log.message_id]  # the worker went on in it
+    assert [v.reply_to for v in videos] == [7]
 
 
 async def test_a_link_whose_chat_settings_cannot_be_read_waits_and_is_queued_as_the_chat_chose(

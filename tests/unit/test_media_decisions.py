@@ -162,3 +162,9 @@ def test_over_the_limit_with_a_watchable_bitrate_is_compressed() -> None:
 def test_over_the_download_cap_or_unwatchable_is_too_large_before_any_byte() -> None:
     assert verdict_before_download(201 * MB, 20.0, 240, CLOUD) is SizeVerdict.TOO_LARGE
     assert verdict_before_download(100 * MB, 1500.0, 720, CLOUD) is SizeVerdict.TOO_LARGE
+
+
+def test_a_download_cap_below_the_upload_limit_refuses_what_would_fit() -> None:
+    capped = SizeLimits(upload_bytes=50 * MB, download_bytes=1 * MB)
+    assert verdict_before_download(4 * MB, 60.0, 360, capped) is SizeVerdict.TOO_LARGE
+    assert verdict_before_download(1 * MB, 60.0, 360, capped) is SizeVerdict.FITS

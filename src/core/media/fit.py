@@ -77,11 +77,14 @@ def _plan(
 def verdict_before_download(
     size: int | None, duration: float | None, height: int | None, limits: SizeLimits
 ) -> SizeVerdict:
-    """From what the scrape announced (exact or estimated bytes, duration)."""
-    if size is None or size <= limits.upload_bytes:
+    """From what the scrape announced (exact or estimated bytes, duration). The download cap
+    first: an operator may set it below the upload limit."""
+    if size is None:
         return SizeVerdict.FITS
     if size > limits.download_bytes:
         return SizeVerdict.TOO_LARGE
+    if size <= limits.upload_bytes:
+        return SizeVerdict.FITS
     if duration is None:
         return SizeVerdict.COMPRESS  # the bytes will tell the duration
     if fit_plan(duration, limits.upload_bytes, height, has_audio=True) is None:

@@ -57,16 +57,11 @@ def variant_keyboard(url: str, variant: str) -> Keyboard | None:
 
 
 class DownloadInline:
-    def __init__(
-        self,
-        services: Services,
-        cache_chat_id: int,
-        upload_limit: int,
-        timeout: float,
-    ) -> None:
+    def __init__(self, services: Services, cache_chat_id: int, config: PipelineConfig) -> None:
+        """`config`: the download job's own, so both refuse alike before a byte (the upload
+        limit, the download cap) and wait alike for yt-dlp."""
         self._s = services
         self._cache_chat_id = cache_chat_id
-        config = PipelineConfig(upload_limit_bytes=upload_limit, ytdlp_timeout_seconds=timeout)
         self._delivery = Delivery(services, config)
         self._audio = AudioDelivery(services, config)
 

@@ -3,9 +3,8 @@
 The handler calls this and returns; nothing here downloads. The handled-URL guard commits with
 each job, so an edited message re-runs only URLs that are new to it. A link the store refuses
 for now is never dropped: it keeps trying in the background (intake_retry) while this returns.
-A private chat hears at once that its link was taken: the job's log message goes out now, not
-when a worker is free (`⏳ Queued — N ahead of you` while none is), and the worker carries on in
-that same message (a link queued by the background tries gets its log when a worker starts it).
+A private chat hears at once that its link was taken (intake_announce), from here or from the
+background tries once the store takes the link.
 """
 
 from __future__ import annotations
@@ -17,9 +16,7 @@ from functools import partial
 
 from returns.result import Failure
 
-from core import texts
-from core.chat.log_views import LogViews
-from core.pipeline.chat_report import log_address
+from core.pipeline.intake_announce import Announcements
 from core.pipeline.intake_retry import EnqueueRetries, enqueue_download
 from core.pipeline.request import PRIVATE, DownloadRequest
 from core.pipeline.services import JobSubmitter
@@ -29,7 +26,6 @@ from ports.caches import HandledUrls
 from ports.chat_settings import ChatSettings, ChatSettingsStore
 from ports.clock import Clock
 from ports.errors import StoreError
-from ports.failed_jobs import FailedJobs
 from ports.quota import UserQuota
 
 log = logging.getLogger("vidrelay.intake")
@@ -72,18 +68,13 @@ class LinkIntake:
         clock: Clock,
         choices: ChatSettingsStore,
         retries: EnqueueRetries,
-        logs: LogViews,
-        depth: FailedJobs,
+        announcements: Announcements,
         *,
         max_queued_per_user: int,
-        worker_slots: int,
         allowed_chat_ids: Collection[int] = (),
     ) -> None:
-        """`depth`: the queue's counts, for a waiting link's place in it."""
         self._jobs = jobs
-        self._logs = logs
-        self._depth = depth
-        self._slots = worker_slots
+        self._announcements = announcements
         self._queue = queue
         self._guard = guard
         self._seen = seen
@@ -131,7 +122,7 @@ class LinkIntake:
                     if job_id is None:
                         report.already_handled.append(url)
                         continue
-                    await self._announce(request, job_id)
+                    await self._announcements.accepted(request, job_id)
                     report.accepted.append(url)
                     queued = None if queued is None else queued + 1
                     continue
@@ -141,26 +132,6 @@ class LinkIntake:
             self._retries.keep_trying(request, choose)
             report.deferred.append(url)
         return report
-
-    async def _announce(self, request: DownloadRequest, job_id: int) -> None:
-        # Only the worker that claims the job may write its row (fenced leases): the message id
-        # reaches the row with the worker's first save. A restart before that costs a second
-        # log message, never the link.
-        if request.private:
-            ahead = await self._ahead()
-            first = texts.queued(ahead) if ahead > 0 else texts.scraping()
-            self._logs.announce(job_id, log_address(request), first)
-
-    async def _ahead(self) -> int:
-        """How many jobs must start before this one can (roughly: the queue is FIFO, a few rows
-        may be retries due later); 0 when a worker is free for it."""
-        try:
-            counts = await self._depth.counts()
-        except StoreError:
-            return 0  # the link is queued already: only the count is missing
-        before = counts.waiting - 1
-        free = max(self._slots - counts.running, 0)
-        return before - free + 1 if before >= free else 0
 
     async def _queued(self, user_id: int) -> int | None:
         """Jobs this user has queued; None when the store cannot say now (the cap is not applied

@@ -15,6 +15,7 @@ from core import texts
 from core.jobs.backoff import Backoff
 from core.jobs.tasks import first_of, settle
 from core.lifecycle.retry_policy import Random, RetryPolicy
+from core.pipeline.intake_announce import Announcements
 from core.pipeline.job_names import DOWNLOAD_VIDEO
 from core.pipeline.request import PRIVATE, DownloadRequest
 from core.pipeline.services import JobSubmitter
@@ -48,6 +49,7 @@ class EnqueueRetries:
     def __init__(
         self,
         jobs: JobSubmitter,
+        announcements: Announcements,
         messenger: Messenger,
         clock: Clock,
         random: Random,
@@ -55,6 +57,7 @@ class EnqueueRetries:
         budget_seconds: float = 60.0,
     ) -> None:
         self._jobs = jobs
+        self._announcements = announcements
         self._messenger = messenger
         self._clock = clock
         self._random = random
@@ -82,6 +85,13 @@ class EnqueueRetries:
         await settle(trying)
 
     async def _keep_trying(self, request: DownloadRequest, choose: Choose | None) -> None:
+        job_id = await self._until_queued(request, choose)
+        if job_id is not None:  # queued: a stop from now on must not ask for the link again
+            await self._announcements.accepted(request, job_id)
+
+    async def _until_queued(self, request: DownloadRequest, choose: Choose | None) -> int | None:
+        """The new job's id; None when there is none to announce: the message's link was a job
+        already, or it was not queued and its user was asked to send it again."""
         fields = {"chat_id": request.chat_id, "url": request.url}
         started, backoff = self._clock.now(), Backoff(RETRY_POLICY, self._random)
         try:
@@ -90,12 +100,12 @@ class EnqueueRetries:
                 try:
                     if choose is not None:
                         request, choose = await choose(request), None
-                    await enqueue_download(self._jobs, request)
+                    job_id = await enqueue_download(self._jobs, request)
                 except StoreError as error:
                     log.warning("link not queued yet, the store refused it: %s", error, extra=fields)
                     continue
                 log.info("link queued once the store took it", extra=fields)
-                return
+                return job_id
             log.error(
                 "link not queued: the store refused it for %.0fs; asking to resend",
                 self._budget,
@@ -108,6 +118,7 @@ class EnqueueRetries:
         except Exception:
             log.exception("link not queued; asking to resend", extra=fields)
         await self.tell_to_resend(request)
+        return None
 
     async def tell_to_resend(self, request: DownloadRequest) -> None:
         await first_of(self._tell(request), self._clock.sleep(TELL_TIMEOUT_SECONDS))
