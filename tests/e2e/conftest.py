@@ -6,9 +6,11 @@ not need a process of their own; every test then uses its own chats and paths.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import itertools
 import tempfile
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,15 @@ def new_user() -> User:
 
 def new_group() -> Chat:
     return Chat.supergroup(-1001000000000 - next(_ids), "Test group")
+
+
+async def until_logged(bot: BotProcess, text: str) -> None:
+    """Wait for the bot to log `text` (the log file is the only news a child process gives)."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while text not in bot.log():
+        assert bot.running, bot.log()
+        assert time.monotonic() < deadline, f"the bot never logged {text!r}:\n{bot.log()}"
+        await asyncio.sleep(0.1)
 
 
 def sha256_of(path: Path) -> str:

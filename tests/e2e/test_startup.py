@@ -14,20 +14,11 @@ import pytest
 from testkit.bot_process import BotProcess, bot_environment
 from testkit.telegram import Chat, FakeBotApi
 from testkit.video_site import VideoServer
-from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_user, sha256_of
+from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_user, sha256_of, until_logged
 
 pytestmark = pytest.mark.slow
 
 OUTAGE_SECONDS = 5.0
-
-
-async def until_logged(bot: BotProcess, text: str) -> None:
-    """Wait for the bot to log `text` (the log file is the only news a child process gives)."""
-    deadline = time.monotonic() + WAIT_SECONDS
-    while text not in bot.log():
-        assert bot.running, bot.log()
-        assert time.monotonic() < deadline, f"the bot never logged {text!r}:\n{bot.log()}"
-        await asyncio.sleep(0.1)
 
 
 async def test_a_bot_api_that_refuses_connections_at_first_is_waited_for_then_polled(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from core import texts
 from testkit.bot_process import BotProcess, bot_environment
 from testkit.telegram import Chat, FakeBotApi, User
 from testkit.video_site import Trickle, VideoServer
-from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, Stack, _stack, new_user, sha256_of
+from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, Stack, _stack, new_user, sha256_of, until_logged
 from tests.e2e.test_bot_lifecycle import download_in_flight
 
 pytestmark = pytest.mark.slow
@@ -179,13 +179,6 @@ async def one_worker(tmp_path: Path) -> AsyncIterator[Stack]:
         yield stack
 
 
-async def bot_logged(stack: Stack, needle: str) -> None:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while needle not in stack.bot.log():
-        assert time.monotonic() < deadline, f"the bot never logged {needle!r}"
-        await asyncio.sleep(0.1)
-
-
 async def test_a_link_queued_once_the_lock_is_gone_says_so_at_once_while_the_worker_is_busy(
     one_worker: Stack,
 ) -> None:
@@ -199,7 +192,7 @@ async def test_a_link_queued_once_the_lock_is_gone_says_so_at_once_while_the_wor
     try:
         url = stack.site.url(f"/clips/short.mp4?user={second.id}")
         message_id = stack.api.send_text(Chat.private(second), second, url)
-        await bot_logged(stack, "the store refused")
+        await until_logged(stack.bot, "the store refused")
     finally:
         await lock.release()
 
