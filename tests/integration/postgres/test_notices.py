@@ -32,6 +32,14 @@ class Wakes:
             await asyncio.wait_for(self._changed.wait(), WAIT)
 
 
+async def subscribed(store: PostgresStore) -> Wakes:
+    """The store's idle-worker wake-ups, counted from after the catch-up wake of subscribing."""
+    wakes = Wakes()
+    store.on_work(wakes)
+    await wakes.beyond(0)
+    return wakes
+
+
 @pytest.fixture
 async def pair(pg_dsn: str) -> AsyncIterator[tuple[PostgresStore, PostgresStore]]:
     worker = await PostgresStore.open(pg_dsn, node="worker")
@@ -45,9 +53,7 @@ async def test_an_enqueue_in_another_process_wakes_the_idle_workers(
     pair: tuple[PostgresStore, PostgresStore],
 ) -> None:
     worker, ingest = pair
-    wakes = Wakes()
-    worker.on_work(wakes)
-    await wakes.beyond(0)  # the catch-up wake of the first subscription
+    wakes = await subscribed(worker)
     before = wakes.count
 
     await ingest.enqueue(NewJob("noop", {}, 3), NOW)
@@ -59,9 +65,7 @@ async def test_an_enqueue_wakes_its_own_process_at_once_and_its_own_notify_does_
     pair: tuple[PostgresStore, PostgresStore], pg_dsn: str
 ) -> None:
     worker, ingest = pair
-    wakes = Wakes()
-    worker.on_work(wakes)
-    await wakes.beyond(0)
+    wakes = await subscribed(worker)
     before = wakes.count
     witness = await asyncpg.connect(pg_dsn)
     heard: asyncio.Queue[str] = asyncio.Queue()
@@ -88,9 +92,7 @@ async def test_a_retry_let_go_elsewhere_wakes_the_idle_workers(
     await ingest.enqueue(NewJob("noop", {}, 3), NOW)
     job = await ingest.claim("ingest-side-worker", NOW, 30.0)
     assert job is not None
-    wakes = Wakes()
-    worker.on_work(wakes)
-    await wakes.beyond(0)
+    wakes = await subscribed(worker)
     before = wakes.count
 
     await ingest.retry_later(job.lease, NOW + 5, "HTTP Error 503")
@@ -103,9 +105,7 @@ async def test_a_cut_listening_connection_comes_back_and_catches_up(
     pair: tuple[PostgresStore, PostgresStore], pg_dsn: str
 ) -> None:
     worker, ingest = pair
-    wakes = Wakes()
-    worker.on_work(wakes)
-    await wakes.beyond(0)
+    wakes = await subscribed(worker)
     killer = await asyncpg.connect(pg_dsn)
     try:
         assert await killer.fetchval("SELECT pg_terminate_backend($1)", worker.listener.backend_pid)
