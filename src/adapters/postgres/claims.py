@@ -6,6 +6,10 @@ the engine submits a finished job's deletion together with its next claim) form 
 so a busy process commits once per batch instead of twice per job, and the free worker slots
 are filled by one claim of up to that many rows. A claim whose caller went away before its row
 came back (a cancelled worker) is released at once, or its row would wait for the lease to end.
+
+No caller waits without a bound: each round trip is bounded (access.py), a batch whose round trip
+failed in any way fails all its callers with StoreError, and should the task running the batches
+die anyway, every caller it had not answered is failed and the next call starts a new one.
 """
 
 from __future__ import annotations
@@ -48,11 +52,16 @@ class _Batch:
     claims: dict[_Group, list[_Asked]] = field(default_factory=dict)
     completions: list[tuple[Lease, asyncio.Future[bool]]] = field(default_factory=list)
 
+    def futures(self) -> list[asyncio.Future[Any]]:
+        asked = [a.future for group in self.claims.values() for a in group]
+        return [*asked, *(done for _, done in self.completions)]
+
 
 class ClaimBatcher:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._next = _Batch()
+        self._running = _Batch()
         self._runner: asyncio.Task[None] | None = None
 
     async def claim(self, worker: str, now: float, lease_seconds: float, paused: Sequence[str]) -> Job | None:
@@ -71,15 +80,32 @@ class ClaimBatcher:
     def _kick(self) -> None:
         if self._runner is None or self._runner.done():
             self._runner = asyncio.create_task(self._run(), name="vidrelay-pg-claims")
+            self._runner.add_done_callback(self._ended)
 
     async def _run(self) -> None:
         await asyncio.sleep(0)  # whoever submits in this same turn joins the batch
         while self._next.claims or self._next.completions:
-            batch, self._next = self._next, _Batch()
-            groups: list[tuple[_Group | None, list[_Asked]]] = list(batch.claims.items()) or [(None, [])]
-            for n, (group, asked) in enumerate(groups):
-                completions = batch.completions if n == 0 else []
-                await self._round_trip(group, asked, completions)
+            self._running, self._next = self._next, _Batch()
+            groups: list[tuple[_Group | None, list[_Asked]]] = list(self._running.claims.items())
+            for n, (group, asked) in enumerate(groups or [(None, [])]):
+                completions = self._running.completions if n == 0 else []
+                try:
+                    await self._round_trip(group, asked, completions)
+                except Exception as error:  # a bug of ours, or the driver's: its callers hear of it
+                    log.exception("postgres: a claims round trip failed")
+                    _fail_all([a.future for a in asked] + [done for _, done in completions], error)
+            self._running = _Batch()
+
+    def _ended(self, runner: asyncio.Task[None]) -> None:
+        """The runner ended (its work done, cancelled, or died): nobody it was answering is left
+        waiting, and work submitted meanwhile gets a runner of its own."""
+        error = StoreError("the PostgreSQL claims task stopped")
+        if not runner.cancelled() and runner.exception() is not None:
+            log.error("postgres: the claims task died: %s", runner.exception())
+        _fail_all(self._running.futures(), error)
+        self._running = _Batch()
+        if (self._next.claims or self._next.completions) and not runner.cancelled():
+            self._kick()
 
     async def _round_trip(
         self,
@@ -97,10 +123,7 @@ class ClaimBatcher:
         try:
             rows = await self._db.fetch(_CLAIM, worker, at, until, len(asked), list(paused), ids, tokens)
         except StoreError as error:
-            for _, done in completions:
-                _fail(done, error)
-            for a in asked:
-                _fail(a.future, error)
+            _fail_all([a.future for a in asked] + [done for _, done in completions], error)
             return
         deleted = {row[0] for row in rows if row[0] is not None}
         for lease, done in completions:
@@ -130,6 +153,7 @@ def _id(job: Job) -> int:
     return job.id
 
 
-def _fail(future: asyncio.Future[Any], error: StoreError) -> None:
-    if not future.done():
-        future.set_exception(StoreError(str(error)))
+def _fail_all(futures: Sequence[asyncio.Future[Any]], error: BaseException) -> None:
+    for future in futures:
+        if not future.done():
+            future.set_exception(StoreError(str(error) or type(error).__name__))

@@ -15,8 +15,9 @@ from typing import Final
 
 import asyncpg
 
-from adapters.postgres.connection import DRIVER_ERRORS, unreachable
-from adapters.postgres.dsn import check_dsn
+from adapters.postgres.connection import connect
+from adapters.postgres.errors import DRIVER_ERRORS, as_store_errors
+from adapters.postgres.limits import DEFAULT_LIMITS, SessionLimits
 from ports.errors import StoreError
 
 INGEST_LOCK: Final = 0x7669_6472_0002
@@ -34,37 +35,36 @@ class IngestLocked(StoreError):
 
 
 class IngestLock:
-    def __init__(self, connection: asyncpg.Connection) -> None:
+    def __init__(self, connection: asyncpg.Connection, limits: SessionLimits = DEFAULT_LIMITS) -> None:
         self._connection = connection
+        self._limits = limits
         self.lost = asyncio.Event()
         """Set when the connection holding the lock ended: another ingest may start now."""
         connection.add_termination_listener(lambda _: self.lost.set())
 
     @classmethod
-    async def take(cls, dsn: str) -> IngestLock:
+    async def take(cls, dsn: str, limits: SessionLimits = DEFAULT_LIMITS) -> IngestLock:
         """The lock, or IngestLocked naming its holder; StoreError when the server cannot be had."""
-        check_dsn(dsn)
         name = f"vidrelay ingest {socket.gethostname()} pid {os.getpid()}"
+        connection = await connect(dsn, limits, application_name=name)
         try:
-            connection = await asyncpg.connect(dsn, timeout=10, server_settings={"application_name": name})
-        except (*DRIVER_ERRORS, ValueError, OverflowError) as error:
-            raise unreachable(dsn, error) from error
-        try:
-            if await connection.fetchval("SELECT pg_try_advisory_lock($1)", INGEST_LOCK):
-                return cls(connection)
-            holder = await connection.fetchval(_HOLDER, INGEST_LOCK)
-        except DRIVER_ERRORS as error:
-            await connection.close()
-            raise StoreError(f"PostgreSQL: {error}") from error
-        await connection.close()
+            with as_store_errors():
+                if await connection.fetchval("SELECT pg_try_advisory_lock($1)", INGEST_LOCK):
+                    return cls(connection, limits)
+                holder = await connection.fetchval(_HOLDER, INGEST_LOCK)
+        except BaseException:
+            connection.terminate()
+            raise
+        connection.terminate()
         raise IngestLocked(
             f"another vidrelay ingest is running on this database ({holder or 'its holder is not visible'});"
             " Telegram hands updates to one poller only: run this one with --role worker"
         )
 
     async def release(self) -> None:
+        """End the lock's session (the server drops the lock with it), within the close bound."""
         if not self._connection.is_closed():
             try:
-                await self._connection.close()  # the server drops the lock with the session
+                await self._connection.close(timeout=self._limits.close_seconds)
             except DRIVER_ERRORS:
                 self._connection.terminate()
