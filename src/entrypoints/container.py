@@ -128,13 +128,7 @@ class Container(containers.DeclarativeContainer):
             path=settings.provided.sqlite_path,
             synchronous=settings.provided.sqlite_synchronous,
         ),
-        postgres=providers.Resource(
-            postgres_store,
-            settings.provided.database_dsn,
-            settings.provided.data_dir,
-            settings.provided.database_pool_size,
-            clock,
-        ),
+        postgres=providers.Resource(postgres_store, settings, clock),
     )
     blob_files = providers.Singleton(LocalBlobFiles, settings.provided.data_dir)
     locator = providers.Singleton(YtDlpLocator, settings.provided.data_dir)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adapters.memory.store import MemoryStore
 from adapters.sqlite.store import SqliteStore
@@ -18,6 +19,9 @@ from entrypoints.node import node_name
 from entrypoints.settings import Settings
 from ports.clock import Clock
 from ports.store import Store
+
+if TYPE_CHECKING:
+    from adapters.postgres.limits import SessionLimits
 
 
 async def memory_store() -> AsyncIterator[Store]:
@@ -35,15 +39,33 @@ async def sqlite_store(path: Path, synchronous: str) -> AsyncIterator[Store]:
         await store.close()
 
 
-async def postgres_store(dsn: str, data_dir: Path, pool_size: int, clock: Clock) -> AsyncIterator[Store]:
+async def postgres_store(settings: Settings, clock: Clock) -> AsyncIterator[Store]:
     # asyncpg comes with the `postgres` extra: only a deployment that chose it needs it.
     from adapters.postgres import PostgresStore  # noqa: PLC0415
 
-    store = await PostgresStore.open(dsn, node=node_name(data_dir), pool_size=pool_size, clock=clock)
+    store = await PostgresStore.open(
+        settings.database_dsn,
+        node=node_name(settings.data_dir),
+        pool_size=settings.database_pool_size,
+        clock=clock,
+        limits=postgres_limits(settings),
+    )
     try:
         yield store
     finally:
         await store.close()
+
+
+def postgres_limits(settings: Settings) -> SessionLimits:
+    """How long the PostgreSQL store may wait for anything (adapters/postgres/limits.py)."""
+    from adapters.postgres.limits import SessionLimits  # noqa: PLC0415 - see postgres_store
+
+    return SessionLimits(
+        statement_seconds=settings.database_statement_timeout_seconds,
+        idle_in_transaction_seconds=settings.database_idle_in_transaction_timeout_seconds,
+        keepalive_seconds=settings.database_keepalive_seconds,
+        connect_seconds=settings.database_connect_timeout_seconds,
+    )
 
 
 @asynccontextmanager
@@ -56,8 +78,6 @@ async def open_store(settings: Settings) -> AsyncIterator[Store]:
         case "sqlite":
             opened = asynccontextmanager(sqlite_store)(settings.sqlite_path, settings.sqlite_synchronous)
         case "postgres":
-            opened = asynccontextmanager(postgres_store)(
-                settings.database_dsn, settings.data_dir, settings.database_pool_size, SystemClock()
-            )
+            opened = asynccontextmanager(postgres_store)(settings, SystemClock())
     async with opened as store:
         yield store

@@ -84,6 +84,13 @@ class Database:
             self.pool.terminate()
 
 
+async def finish(task: asyncio.Task[Any], within: float) -> None:
+    """Wait for `task` for at most `within` seconds, then cancel it: a shutdown step has an end."""
+    await asyncio.wait({task}, timeout=within)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
 class PostgresAccess:
     """Base of the per-port classes of PostgresStore."""
 

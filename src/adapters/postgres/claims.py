@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.postgres.access import Database
+from adapters.postgres.access import Database, finish
 from adapters.sql.job_rows import job_from_row
 from ports.errors import StoreError
 from ports.jobs import Job, Lease
@@ -144,9 +144,10 @@ class ClaimBatcher:
         except StoreError:
             log.warning("postgres: job %d was claimed for a worker that stopped; its lease will end", job.id)
 
-    async def close(self) -> None:
+    async def close(self, within: float) -> None:
+        """Let the round trips already submitted finish, for at most `within` seconds."""
         if self._runner is not None:
-            await asyncio.gather(self._runner, return_exceptions=True)
+            await finish(self._runner, within)
 
 
 def _id(job: Job) -> int:

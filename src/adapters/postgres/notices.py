@@ -22,7 +22,7 @@ from typing import Final
 
 import asyncpg
 
-from adapters.postgres.access import Database
+from adapters.postgres.access import Database, finish
 from adapters.postgres.connection import APPLICATION_NAME, connect
 from adapters.postgres.errors import DRIVER_ERRORS, as_store_errors
 from adapters.postgres.limits import DEFAULT_LIMITS, SessionLimits
@@ -67,9 +67,10 @@ class WorkNotifier:
             if not self._again:
                 return
 
-    async def close(self) -> None:
+    async def close(self, within: float) -> None:
+        """Let the announcement in flight go out, for at most `within` seconds."""
         if self._sending is not None:
-            await asyncio.gather(self._sending, return_exceptions=True)
+            await finish(self._sending, within)
 
 
 class WorkListener(WorkNotices):

@@ -105,13 +105,15 @@ class PostgresStore(
         return self._listener
 
     async def close(self) -> None:
-        """Finish the round trips already submitted, then close every connection."""
+        """Finish the round trips already submitted, then close every connection, each step
+        bounded (a silent network cannot hold a shutdown)."""
         if self._closed:
             return
         self._closed = True
+        within = self._db.limits.call_seconds  # a round trip in flight gets its own bound, no more
         await self._listener.close()
-        await self._claims.close()
-        await self._notifier.close()
+        await self._claims.close(within)
+        await self._notifier.close(within)
         await self._claims_db.close()
         await self._db.close()
 

@@ -36,6 +36,7 @@ from entrypoints.bot.metrics import start_metrics
 from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
 from entrypoints.settings import Settings
+from entrypoints.stores import postgres_limits
 from ports.errors import StoreError
 from ports.notices import WorkNotices
 
@@ -84,7 +85,7 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
         try:
             store = await container.store.async_()
             if role != "worker" and not settings.single_process_store:
-                ingest_lock = await _take_ingest_lock(settings.database_dsn)
+                ingest_lock = await _take_ingest_lock(settings)
                 watcher = asyncio.create_task(_stop_when_lost(ingest_lock, stop))
         except StoreError as refused:  # unreachable, not ours, a second ingest: one line, exit 2
             print(f"vidrelay: {refused}", file=sys.stderr)
@@ -129,10 +130,10 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
         await shutdown(container)
 
 
-async def _take_ingest_lock(dsn: str) -> IngestLock:
+async def _take_ingest_lock(settings: Settings) -> IngestLock:
     from adapters.postgres.ingest_lock import IngestLock  # noqa: PLC0415 - the `postgres` extra
 
-    return await IngestLock.take(dsn)
+    return await IngestLock.take(settings.database_dsn, postgres_limits(settings))
 
 
 async def _stop_when_lost(lock: IngestLock, stop: asyncio.Event) -> None:
