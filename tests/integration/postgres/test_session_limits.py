@@ -48,13 +48,10 @@ async def test_our_end_of_a_connection_probes_an_idle_server(pg_dsn: str) -> Non
     connection = await connect(pg_dsn, LIMITS)
     try:
         port = await connection.fetchval("SELECT inet_client_port()")
-        sockets = subprocess.run(
-            ["ss", "-tnoH", "state", "established", f"( sport = :{port} )"],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout
+        ss = await asyncio.create_subprocess_exec(
+            "ss", "-tnoH", "state", "established", f"( sport = :{port} )", stdout=subprocess.PIPE
+        )
+        sockets = (await asyncio.wait_for(ss.communicate(), PATIENCE))[0].decode()
     finally:
         await connection.close()
 
