@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import asyncpg
@@ -23,55 +22,20 @@ from testkit.telegram import Chat, FakeBotApi
 from testkit.video_site import VideoServer
 from testkit.video_site.behaviours import Body, Stall
 from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_user, sha256_of
+from tests.e2e.deployment import Deployment
+from tests.e2e.deployment import deployment as deployed
 
 pytestmark = pytest.mark.slow
-
-LEASE_SECONDS = 4
-"""Short, so a killed worker's job comes back within the test; renewed every third of it, so a
-live worker keeps its jobs through a busy second."""
-
-
-@dataclass
-class Deployment:
-    api: FakeBotApi
-    site: VideoServer
-    dsn: str
-    ingest: BotProcess
-    workers: list[BotProcess]
 
 
 @pytest.fixture
 async def deployment(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Deployment]:
-    async with VideoServer(CLIPS_DIR) as site, FakeBotApi() as api:
-
-        def process(role: str, name: str) -> BotProcess:
-            env = bot_environment(
-                api,
-                tmp_path / name,
-                VIDRELAY_STORE="postgres",
-                VIDRELAY_DATABASE_URL=pg_dsn,
-                VIDRELAY_LEASE_SECONDS=str(LEASE_SECONDS),
-            )
-            return BotProcess(env, tmp_path / f"{name}.log", role=role)
-
-        ingest = process("ingest", "ingest")
-        workers = [process("worker", f"worker-{n}") for n in range(2)]
-        made = Deployment(api, site, pg_dsn, ingest, workers)
-        try:
-            await ingest.start(api)
-            for worker in workers:
-                await worker.spawn()
-            yield made
-        finally:
-            for bot in (ingest, *workers):
-                await bot.close()
-            _print_logs(tmp_path)
-
-
-def _print_logs(folder: Path) -> None:
-    """Shown by pytest only when a test failed: what each process said."""
-    for log in sorted(folder.glob("*.log")):
-        print(f"==== {log.name}\n{log.read_text(errors='replace')[-6000:]}")
+    async with (
+        VideoServer(CLIPS_DIR) as site,
+        FakeBotApi() as api,
+        deployed(pg_dsn, tmp_path, site, api) as made,
+    ):
+        yield made
 
 
 async def test_eight_links_from_eight_chats_are_each_delivered_exactly_once(deployment: Deployment) -> None:

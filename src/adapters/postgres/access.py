@@ -3,7 +3,8 @@
 A call the server does not answer within the session's bound fails with StoreError, and its
 connection is dropped rather than returned: its state is unknown (a statement may still run, a
 cancel may never be acknowledged), and waiting for it to settle would be the unbounded wait this
-module exists to prevent. An error the server reported leaves the connection usable.
+module exists to prevent. The pool's other connections are renewed at their next use, since they
+most likely went the same way. An error the server reported leaves the connection usable.
 """
 
 from __future__ import annotations
@@ -71,6 +72,10 @@ class Database:
                 except BaseException as error:
                     if not isinstance(error, asyncpg.PostgresError):
                         connection.terminate()  # its state is unknown: never wait for it to settle
+                        if isinstance(error, (*DRIVER_ERRORS, asyncio.CancelledError)):
+                            # The way to the server failed: the idle connections went the same way,
+                            # most likely. Each is replaced at its next use rather than failing it.
+                            await self.pool.expire_connections()
                     raise
                 finally:
                     await self.pool.release(connection)

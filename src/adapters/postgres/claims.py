@@ -144,10 +144,10 @@ class ClaimBatcher:
         except StoreError:
             log.warning("postgres: job %d was claimed for a worker that stopped; its lease will end", job.id)
 
-    async def close(self, within: float) -> None:
-        """Let the round trips already submitted finish, for at most `within` seconds."""
+    async def close(self) -> None:
+        """Let the round trips already submitted finish, for at most one call's bound."""
         if self._runner is not None:
-            await finish(self._runner, within)
+            await finish(self._runner, self._db.limits.call_seconds)
 
 
 def _id(job: Job) -> int:

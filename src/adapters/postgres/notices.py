@@ -67,10 +67,10 @@ class WorkNotifier:
             if not self._again:
                 return
 
-    async def close(self, within: float) -> None:
-        """Let the announcement in flight go out, for at most `within` seconds."""
+    async def close(self) -> None:
+        """Let the announcement in flight go out, for at most one call's bound."""
         if self._sending is not None:
-            await finish(self._sending, within)
+            await finish(self._sending, self._db.limits.call_seconds)
 
 
 class WorkListener(WorkNotices):

@@ -110,10 +110,9 @@ class PostgresStore(
         if self._closed:
             return
         self._closed = True
-        within = self._db.limits.call_seconds  # a round trip in flight gets its own bound, no more
         await self._listener.close()
-        await self._claims.close(within)
-        await self._notifier.close(within)
+        await self._claims.close()
+        await self._notifier.close()
         await self._claims_db.close()
         await self._db.close()
 

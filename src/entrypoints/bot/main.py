@@ -12,13 +12,13 @@ answer; a refused token exits 2) → engine (crash attribution of a dead previou
 dead-lettering of jobs that killed earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop
 polling → stop claiming, let in-flight jobs and links still waiting for the store finish for the
 grace period → the log messages' last edits (a few seconds) → close. A polling loop that dies
-is fatal: logged, exit 1.
+is fatal: logged, exit 1. An ingest whose lock is in doubt stops polling until it holds the
+lock again, and goes on (polling.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import signal
 import sys
@@ -33,6 +33,7 @@ from adapters.telegram.account import TelegramAccount, token_problem
 from core.startup import reach_chat_service
 from entrypoints.bot.health import Liveness
 from entrypoints.bot.metrics import start_metrics
+from entrypoints.bot.polling import AlwaysHeld, poll
 from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
 from entrypoints.settings import Settings
@@ -80,13 +81,11 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
     stop = _stop_on_signals()
     container = Container(settings=settings)
     ingest_lock: IngestLock | None = None
-    watcher: asyncio.Task[None] | None = None
     try:
         try:
             store = await container.store.async_()
             if role != "worker" and not settings.single_process_store:
-                ingest_lock = await _take_ingest_lock(settings)
-                watcher = asyncio.create_task(_stop_when_lost(ingest_lock, stop))
+                ingest_lock = await _take_ingest_lock(settings, container)
         except StoreError as refused:  # unreachable, not ours, a second ingest: one line, exit 2
             print(f"vidrelay: {refused}", file=sys.stderr)
             return EXIT_USAGE
@@ -109,8 +108,9 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
                 if role == "worker":
                     await stop.wait()
                     return EXIT_OK
-                code = await _receive_updates(settings, dispatcher, bot, webhook, stop, observed.liveness)
-                return EXIT_FATAL if ingest_lock is not None and ingest_lock.lost.is_set() else code
+                if webhook:
+                    return await _webhook(settings, dispatcher, bot, stop, observed.liveness)
+                return await poll(dispatcher, bot, stop, observed.liveness, ingest_lock or AlwaysHeld())
             finally:
                 observed.liveness.stopped()
                 grace = settings.shutdown_grace_seconds
@@ -123,25 +123,16 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
             if metrics is not None:
                 await metrics.cleanup()
     finally:
-        if watcher is not None:
-            watcher.cancel()
         if ingest_lock is not None:
             await ingest_lock.release()
         await shutdown(container)
 
 
-async def _take_ingest_lock(settings: Settings) -> IngestLock:
+async def _take_ingest_lock(settings: Settings, container: Container) -> IngestLock:
+    """Kept for the process's life: while it is in doubt this ingest does not poll (polling.py)."""
     from adapters.postgres.ingest_lock import IngestLock  # noqa: PLC0415 - the `postgres` extra
 
-    return await IngestLock.take(settings.database_dsn, postgres_limits(settings))
-
-
-async def _stop_when_lost(lock: IngestLock, stop: asyncio.Event) -> None:
-    """From the moment the lock's connection ends another ingest may start, and two pollers of
-    one bot must never run: this one stops (exit 1; a supervisor restarts it to queue up again)."""
-    await lock.lost.wait()
-    log.critical("the connection holding the ingest lock ended: stopping")
-    stop.set()
+    return await IngestLock.take(settings.database_dsn, postgres_limits(settings), clock=container.clock())
 
 
 def _stop_on_signals() -> asyncio.Event:
@@ -178,40 +169,6 @@ async def _reach_telegram(container: Container, bot: Bot, stop: asyncio.Event) -
                 "the Bot API refused getMe (%s): check VIDRELAY_TELEGRAM_API_URL", refused.describe()
             )
     return EXIT_USAGE
-
-
-async def _receive_updates(
-    settings: Settings,
-    dispatcher: Dispatcher,
-    bot: Bot,
-    webhook: bool,
-    stop: asyncio.Event,
-    liveness: Liveness,
-) -> int:
-    if webhook:
-        return await _webhook(settings, dispatcher, bot, stop, liveness)
-    polling = asyncio.create_task(
-        dispatcher.start_polling(
-            bot,
-            handle_signals=False,
-            close_bot_session=False,
-            allowed_updates=dispatcher.resolve_used_update_types(),
-        )
-    )
-    liveness.polling(polling)
-    stopping = asyncio.create_task(stop.wait())
-    await asyncio.wait({polling, stopping}, return_when=asyncio.FIRST_COMPLETED)
-    if polling.done():
-        stopping.cancel()
-        error = polling.exception()
-        log.critical("polling stopped unexpectedly: %s", error, exc_info=error)
-        return EXIT_FATAL
-    log.warning("signal received: stopping polling")
-    with contextlib.suppress(RuntimeError):
-        await dispatcher.stop_polling()
-    with contextlib.suppress(Exception):
-        await polling
-    return EXIT_OK
 
 
 async def _webhook(

@@ -15,6 +15,7 @@ from adapters.postgres import PostgresStore
 from adapters.postgres.connection import connect, open_pool
 from adapters.postgres.ingest_lock import IngestLock
 from adapters.postgres.limits import SessionLimits
+from adapters.system.clock import SystemClock
 from ports.errors import StoreError
 from ports.jobs import NewJob
 from testkit.postgres import PostgresServer
@@ -93,7 +94,7 @@ async def test_shutting_down_over_a_silent_network_ends_within_its_bound(
     async with TcpProxy(postgres_server.host, postgres_server.port) as proxy:
         dsn = proxy.dsn_through(pg_migrated_dsn, postgres_server.port)
         store = await PostgresStore.open(dsn, node="n", limits=SHORT)
-        lock = await IngestLock.take(dsn, SHORT)
+        lock = await IngestLock.take(dsn, SHORT, clock=SystemClock())
         store.on_work(lambda: None)  # its listening connection too
         await store.enqueue(NewJob("noop", {}, 3), NOW)
         proxy.silence()
