@@ -13,7 +13,7 @@ from pathlib import Path
 from testkit.bot_process import BotProcess, bot_environment
 from testkit.telegram import Chat, FakeBotApi, User
 from testkit.video_site import VideoServer
-from tests.e2e.conftest import WAIT_SECONDS, new_user
+from tests.e2e.conftest import WAIT_SECONDS, new_user, until_logged
 
 LEASE_SECONDS = 4
 """Short, so a worker cut off from the database loses its jobs within the test; renewed every
@@ -75,6 +75,8 @@ async def deployment(
         await made.ingest.start(api)
         for worker in made.workers:
             await worker.spawn()
+        for worker in made.workers:
+            await until_logged(worker, "job(s) gave up at this boot")  # its workers claim now
         yield made
     finally:
         for bot in made.processes:

@@ -31,6 +31,10 @@ _KILL_OURS = """
     SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
     WHERE datname = current_database() AND pid <> pg_backend_pid()
 """
+_KILL_OTHERS = """
+    SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+    WHERE datname = current_database() AND pid <> ALL ($1::int[])
+"""
 
 
 @pytest.fixture(scope="module")
@@ -160,3 +164,55 @@ async def test_a_silent_lock_connection_stops_polling_and_polling_resumes_once_t
             assert exactly_once(made, posted) == [[message] for _, message in posted]
             assert overlapping_polls(api) == []
             unharmed(made)
+
+
+class Hog:
+    """Someone else's program holding every connection the server has left, and taking each one
+    that frees up."""
+
+    def __init__(self, dsn: str) -> None:
+        self._dsn = dsn
+        self.held: list[asyncpg.Connection] = []
+        self.refused = 0
+
+    async def take_one(self) -> bool:
+        try:
+            self.held.append(await asyncpg.connect(self._dsn, timeout=5))
+        except (asyncpg.TooManyConnectionsError, asyncpg.CannotConnectNowError, OSError):
+            self.refused += 1
+            return False
+        return True
+
+    async def fill(self) -> None:
+        while await self.take_one():
+            pass
+
+    async def hold_for(self, seconds: float) -> None:
+        ends = time.monotonic() + seconds
+        while time.monotonic() < ends:
+            if not await self.take_one():
+                await asyncio.sleep(0.02)
+
+    async def release(self) -> None:
+        await asyncio.gather(*(c.close() for c in self.held), return_exceptions=True)
+
+
+async def test_a_full_connection_table_holds_the_links_back_and_they_are_delivered_once_it_frees(
+    dsn: str, tmp_path: Path, world: tuple[VideoServer, FakeBotApi]
+) -> None:
+    site, api = world
+    async with deployment(dsn, tmp_path, site, api) as made:
+        hog = Hog(dsn)
+        try:
+            await hog.fill()
+            hogged = [c.get_server_pid() for c in hog.held]
+            await hog.held[0].fetchval(_KILL_OTHERS, hogged)  # the hog's own slots stay taken
+            posted = [made.post(short_clip(site, f"/full/{n}.mp4")) for n in range(2)]
+            await hog.hold_for(10.0)
+        finally:
+            await hog.release()
+
+        await made.delivered(posted)
+        assert any("too many clients" in bot.log() for bot in made.processes)  # they were refused
+        assert exactly_once(made, posted) == [[message] for _, message in posted]
+        unharmed(made)
