@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from adapters.postgres.queue_functions import CLAIM_JOBS, STORE_NOW
+
 
 @dataclass(frozen=True, slots=True)
 class Migration:
@@ -276,6 +278,13 @@ MIGRATIONS: tuple[Migration, ...] = (
                 seen_at double precision NOT NULL
             )
             """,
+        ),
+    ),
+    Migration(
+        "leases by the database's clock",
+        (
+            STORE_NOW,
+            CLAIM_JOBS,
         ),
     ),
 )

@@ -1,0 +1,87 @@
+"""The queue's functions in the database, as the migrations that create them ship them.
+
+A shipped migration's text never changes: a function rewritten later is a new constant here,
+applied by a new migration (`CREATE OR REPLACE`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+STORE_NOW: Final = """
+    CREATE FUNCTION vidrelay_now() RETURNS double precision LANGUAGE sql STABLE
+    AS $$ SELECT extract(epoch FROM now()) $$
+"""
+"""The database's clock, in epoch seconds: what every lease is computed and judged by, so that no
+worker's clock decides whose a row is. (now() is the transaction's start: one instant per claim.)"""
+
+CLAIM_JOBS: Final = """
+    CREATE FUNCTION vidrelay_claim_jobs(
+        worker text, session text, at double precision, lease_seconds double precision,
+        wanted integer, paused text[], done_ids bigint[], done_tokens bigint[],
+        presence_grace double precision
+    ) RETURNS TABLE (
+        done bigint, id bigint, name text, payload text, attempts integer,
+        max_attempts integer, available_at double precision, created_at double precision,
+        key text, owner_id bigint, claimed_by text, lease_until double precision,
+        last_error text, token bigint, suspect boolean
+    ) LANGUAGE plpgsql AS $$
+    #variable_conflict use_column
+    DECLARE
+        store_now double precision := vidrelay_now();
+        held integer;
+        holds_suspect boolean;
+        picked bigint[] := '{}';
+        candidate record;
+    BEGIN
+        RETURN QUERY
+            DELETE FROM jobs
+            WHERE (jobs.id, jobs.token) IN (SELECT * FROM unnest(done_ids, done_tokens))
+                AND jobs.claimed_by IS NOT NULL
+            RETURNING jobs.id, NULL::bigint, NULL::text, NULL::text, NULL::integer,
+                NULL::integer, NULL::double precision, NULL::double precision, NULL::text,
+                NULL::bigint, NULL::text, NULL::double precision, NULL::text, NULL::bigint,
+                NULL::boolean;
+        IF wanted <= 0 THEN
+            RETURN;
+        END IF;
+        IF EXISTS (
+            SELECT 1 FROM jobs WHERE claimed_by IS NOT NULL AND claimed_by <> worker
+            GROUP BY claimed_by HAVING max(lease_until) <= store_now
+        ) THEN
+            PERFORM vidrelay_take_back(worker, store_now);
+        END IF;
+        SELECT count(*), coalesce(bool_or(suspect), false) INTO held, holds_suspect
+        FROM jobs WHERE claimed_by = worker;
+        IF holds_suspect THEN
+            RETURN;
+        END IF;
+        FOR candidate IN
+            SELECT jobs.id, jobs.suspect FROM jobs
+            WHERE claimed_by IS NULL AND available_at <= at AND key <> ALL (paused)
+            ORDER BY jobs.id LIMIT wanted
+            FOR UPDATE SKIP LOCKED
+        LOOP
+            IF candidate.suspect THEN
+                IF held = 0 THEN
+                    picked := ARRAY[candidate.id];
+                END IF;
+                EXIT;
+            END IF;
+            picked := picked || candidate.id;
+            held := held + 1;
+        END LOOP;
+        RETURN QUERY
+            UPDATE jobs SET attempts = attempts + 1, claimed_by = worker,
+                lease_until = store_now + lease_seconds, token = token + 1
+            WHERE jobs.id = ANY (picked)
+            RETURNING NULL::bigint, jobs.*;
+    END
+    $$
+"""
+"""One round trip of a worker process: delete the rows of its finished jobs (fenced), take back
+dead holders' rows, then claim up to `wanted` rows as `wanted` claims in a row would: FIFO,
+write-ahead, a new token each; a suspect only alone, nothing beside one. `at` is the caller's
+clock, for when rows are due; leases are the database's (`vidrelay_now`). Rows come back as
+(done, job columns...): done is a deleted id, or NULL on a claimed row. `session` and
+`presence_grace` name the worker's sessions (see the next version)."""
