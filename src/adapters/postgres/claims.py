@@ -27,7 +27,7 @@ from ports.jobs import Job, Lease
 
 log = logging.getLogger("vidrelay.postgres")
 
-_CLAIM = "SELECT * FROM vidrelay_claim_jobs($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+_CLAIM = "SELECT * FROM vidrelay_claim_jobs($1, $2, $3, $4, $5, $6, $7)"
 _RELEASE_ORPHAN = """
     UPDATE jobs SET attempts = greatest(attempts - 1, 0), claimed_by = NULL, lease_until = NULL
     WHERE id = $1 AND token = $2 AND claimed_by IS NOT NULL
@@ -121,9 +121,7 @@ class ClaimBatcher:
         tokens = [lease.token for lease, _ in completions]
         wanted, gone = len(asked), list(paused)
         try:
-            rows = await self._db.fetch(
-                _CLAIM, worker, "", at, lease_seconds, wanted, gone, ids, tokens, None
-            )
+            rows = await self._db.fetch(_CLAIM, worker, at, lease_seconds, wanted, gone, ids, tokens)
         except StoreError as error:
             _fail_all([a.future for a in asked] + [done for _, done in completions], error)
             return

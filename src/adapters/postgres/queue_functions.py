@@ -17,9 +17,8 @@ worker's clock decides whose a row is. (now() is the transaction's start: one in
 
 CLAIM_JOBS: Final = """
     CREATE FUNCTION vidrelay_claim_jobs(
-        worker text, session text, at double precision, lease_seconds double precision,
-        wanted integer, paused text[], done_ids bigint[], done_tokens bigint[],
-        presence_grace double precision
+        worker text, at double precision, lease_seconds double precision, wanted integer,
+        paused text[], done_ids bigint[], done_tokens bigint[]
     ) RETURNS TABLE (
         done bigint, id bigint, name text, payload text, attempts integer,
         max_attempts integer, available_at double precision, created_at double precision,
@@ -83,5 +82,4 @@ CLAIM_JOBS: Final = """
 dead holders' rows, then claim up to `wanted` rows as `wanted` claims in a row would: FIFO,
 write-ahead, a new token each; a suspect only alone, nothing beside one. `at` is the caller's
 clock, for when rows are due; leases are the database's (`vidrelay_now`). Rows come back as
-(done, job columns...): done is a deleted id, or NULL on a claimed row. `session` and
-`presence_grace` name the worker's sessions (see the next version)."""
+(done, job columns...): done is a deleted id, or NULL on a claimed row."""
