@@ -24,7 +24,10 @@ died or stalled. The next claim by any other worker first takes back all of that
 at once. Each becomes claimable and *suspect*. When the holder held two or more rows, none of them
 can be blamed for the death and each gets its attempt back; a row it held alone keeps the spent
 attempt (it may be what killed the process), so a poison row still runs out of attempts. A worker
-never takes back its own rows: it may still be running them.
+never takes back its own rows: it may still be running them. A store that many processes share
+may learn of a death sooner, from its own side (every session of the holder's process ended and
+stayed gone for a short grace): its rows then come back at once by the same rule, while a holder
+the store still sees keeps its rows until its leases end.
 
 Clocks. Two clocks meet here, each deciding one thing. Whose a row is — every lease's end, and
 whether it has ended — is the store's clock: `claim`, `claim_exhausted` and `renew` hold a row for

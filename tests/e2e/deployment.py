@@ -28,6 +28,8 @@ class Deployment:
     ingest: BotProcess
     workers: list[BotProcess]
     folder: Path
+    env: dict[str, str]
+    """Settings every process of the deployment gets."""
 
     @property
     def processes(self) -> list[BotProcess]:
@@ -35,13 +37,13 @@ class Deployment:
 
     def process(self, role: str, name: str, dsn: str | None = None, **env: str) -> BotProcess:
         """Another bot process of this deployment (not started)."""
+        settings = {"VIDRELAY_LEASE_SECONDS": str(LEASE_SECONDS), **self.env, **env}
         environment = bot_environment(
             self.api,
             self.folder / name,
             VIDRELAY_STORE="postgres",
             VIDRELAY_DATABASE_URL=dsn or self.dsn,
-            VIDRELAY_LEASE_SECONDS=str(LEASE_SECONDS),
-            **env,
+            **settings,
         )
         return BotProcess(environment, self.folder / f"{name}.log", role=role)
 
@@ -68,9 +70,9 @@ async def deployment(
 ) -> AsyncIterator[Deployment]:
     """Started: the ingest polls, the workers run. `ingest_dsn`: the ingest's own way to the
     database (through a proxy, say)."""
-    made = Deployment(api, site, dsn, BotProcess({}, folder / "unused.log"), [], folder)
-    made.ingest = made.process("ingest", "ingest", ingest_dsn, **env)
-    made.workers = [made.process("worker", f"worker-{n}", **env) for n in range(2)]
+    made = Deployment(api, site, dsn, BotProcess({}, folder / "unused.log"), [], folder, env)
+    made.ingest = made.process("ingest", "ingest", ingest_dsn)
+    made.workers = [made.process("worker", f"worker-{n}") for n in range(2)]
     try:
         await made.ingest.start(api)
         for worker in made.workers:

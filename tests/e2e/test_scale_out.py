@@ -2,8 +2,9 @@
 (each on its own data folder), the fake Bot API and the local video site.
 
 Each link is delivered exactly once, whichever worker takes it; a worker killed while it holds a
-stalled download is replaced by the other once its short lease ends; a second ingest, or a
-database that cannot be reached, refuses the start with one line.
+stalled download is replaced by the other within seconds, once its sessions are seen gone (its
+lease, at the default 30 s, is only the fallback); a second ingest, or a database that cannot be
+reached, refuses the start with one line.
 """
 
 from __future__ import annotations
@@ -38,6 +39,17 @@ async def deployment(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Deployment]:
         yield made
 
 
+@pytest.fixture
+async def long_leases(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Deployment]:
+    """The deployment at the default lease (30 s), so that what comes back sooner did not wait for it."""
+    async with (
+        VideoServer(CLIPS_DIR) as site,
+        FakeBotApi() as api,
+        deployed(pg_dsn, tmp_path, site, api, VIDRELAY_LEASE_SECONDS="30") as made,
+    ):
+        yield made
+
+
 async def test_eight_links_from_eight_chats_are_each_delivered_exactly_once(deployment: Deployment) -> None:
     api, site = deployment.api, deployment.site
     clip = site.clip("short")
@@ -60,8 +72,9 @@ async def test_eight_links_from_eight_chats_are_each_delivered_exactly_once(depl
 
 
 async def test_sigkill_of_the_worker_holding_a_stalled_download_lets_the_other_deliver_it(
-    deployment: Deployment,
+    long_leases: Deployment,
 ) -> None:
+    deployment = long_leases
     api, site = deployment.api, deployment.site
     clip = site.clip("short")
     path = "/scale/stalled.mp4"
@@ -73,12 +86,15 @@ async def test_sigkill_of_the_worker_holding_a_stalled_download_lets_the_other_d
     site.set_route(path, Body(clip.read_bytes(), "video/mp4"))  # for whoever asks next
     assert api.videos(user.id) == []
     await holder.kill()
+    killed_at = time.monotonic()
 
     video = await api.wait_for(
         lambda: next((v for v in api.videos(user.id) if v.reply_to == message), None), timeout=WAIT_SECONDS
     )
+    print(f"delivered by the other worker {time.monotonic() - killed_at:.1f} s after the SIGKILL")
     assert video.sha256 == sha256_of(clip)
     [other] = [w for w in deployment.workers if w is not holder]
+    assert "came back from a worker whose sessions ended" in other.log()  # not by the lease's end
     assert other.running
     assert not holder.running  # so the video came from the other worker
     assert await _until_downloads_settled(deployment.dsn) == (0, 0)

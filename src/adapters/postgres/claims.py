@@ -10,6 +10,10 @@ came back (a cancelled worker) is released at once, or its row would wait for th
 No caller waits without a bound: each round trip is bounded (access.py), a batch whose round trip
 failed in any way fails all its callers with StoreError, and should the task running the batches
 die anyway, every caller it had not answered is failed and the next call starts a new one.
+
+Dead workers are found by their sessions (presence.py): each worker id is registered under this
+store's session before its first claim, and at most every `PROBE_SECONDS` a batch of claims is
+preceded by the probe that takes back the rows of workers whose sessions are gone.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.postgres.access import Database, finish
+from adapters.postgres.presence import Presence
 from adapters.sql.job_rows import job_from_row
 from ports.errors import StoreError
 from ports.jobs import Job, Lease
@@ -58,8 +63,9 @@ class _Batch:
 
 
 class ClaimBatcher:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, presence: Presence) -> None:
         self._db = db
+        self._presence = presence
         self._next = _Batch()
         self._running = _Batch()
         self._runner: asyncio.Task[None] | None = None
@@ -86,6 +92,8 @@ class ClaimBatcher:
         await asyncio.sleep(0)  # whoever submits in this same turn joins the batch
         while self._next.claims or self._next.completions:
             self._running, self._next = self._next, _Batch()
+            if self._running.claims:
+                await self._presence.before_claims(self._db, [group.worker for group in self._running.claims])
             groups: list[tuple[_Group | None, list[_Asked]]] = list(self._running.claims.items())
             for n, (group, asked) in enumerate(groups or [(None, [])]):
                 completions = self._running.completions if n == 0 else []

@@ -16,6 +16,7 @@ from typing import Final
 from adapters.postgres.access import PostgresAccess
 from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.notices import WorkNotifier
+from adapters.postgres.presence import PROBE_SECONDS, Presence
 from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
 from adapters.sql.json_text import dump_json
 from ports.jobs import FailedJob, Guard, HandledUrlGuard, Job, Lease, NewJob, SingletonGuard
@@ -84,11 +85,14 @@ _DEAD_LETTER = f"""
     RETURNING {FAILED_JOB_COLUMNS}
 """  # noqa: S608 - a constant column list
 # A lease end is the database's time: the caller hears it on its own clock (`$2` is its now).
+# While another process holds rows, its presence is probed again soon (presence.py).
 _NEXT_WAKEUP = """
     SELECT least(
         (SELECT min(available_at) FROM jobs WHERE claimed_by IS NULL AND key <> ALL ($3::text[])),
         (SELECT min(lease_until) - vidrelay_now() + $2 FROM jobs
-            WHERE claimed_by IS NOT NULL AND claimed_by <> $1 AND lease_until > vidrelay_now())
+            WHERE claimed_by IS NOT NULL AND claimed_by <> $1 AND lease_until > vidrelay_now()),
+        (SELECT $2 + $5 FROM vidrelay_holders AS h
+            WHERE h.session <> $4 AND EXISTS (SELECT 1 FROM jobs WHERE claimed_by = h.worker) LIMIT 1)
     )
 """
 
@@ -102,6 +106,7 @@ def error_text(text: str) -> str:
 class PostgresJobQueue(PostgresAccess, JobQueue):
     _claims: ClaimBatcher
     _notifier: WorkNotifier
+    _presence: Presence
 
     async def enqueue(self, job: NewJob, now: float, guard: Guard | None = None) -> int | None:
         values = insert_values(job, dump_json(job.payload), now)
@@ -174,7 +179,8 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
     async def next_wakeup(
         self, worker_id: str, now: float, paused_keys: Collection[str] = ()
     ) -> float | None:
-        wakeup: float | None = await self._db.fetchval(_NEXT_WAKEUP, worker_id, now, sorted(paused_keys))
+        asked = (worker_id, now, sorted(paused_keys), self._presence.session, PROBE_SECONDS)
+        wakeup: float | None = await self._db.fetchval(_NEXT_WAKEUP, *asked)
         return wakeup
 
 

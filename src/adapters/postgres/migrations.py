@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adapters.postgres.queue_functions import CLAIM_JOBS, STORE_NOW
+from adapters.postgres.queue_functions import CLAIM_JOBS, HOLDERS, STORE_NOW, TAKE_BACK_ABSENT
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,5 +286,9 @@ MIGRATIONS: tuple[Migration, ...] = (
             STORE_NOW,
             CLAIM_JOBS,
         ),
+    ),
+    Migration(
+        "dead workers found by their sessions",
+        (HOLDERS, "CREATE INDEX vidrelay_holders_session ON vidrelay_holders (session)", TAKE_BACK_ABSENT),
     ),
 )

@@ -34,9 +34,9 @@ log = logging.getLogger("vidrelay.postgres")
 CHANNEL: Final = "vidrelay_work"
 PROBE_SECONDS: Final = 30.0
 """How often an idle listening connection proves it is still there."""
-_BACKOFF_FIRST, _BACKOFF_CAP = 0.1, 2.0
-"""Capped low: while nobody listens, other processes' announcements are lost, so the listener
-comes back within seconds of the server."""
+_BACKOFF_FIRST, _BACKOFF_CAP = 0.1, 1.0
+"""Capped low: the listening connection is what shows other processes this one is alive between
+its other calls (presence.py), so it comes back within a second of the server."""
 
 
 class WorkNotifier:

@@ -83,3 +83,60 @@ dead holders' rows, then claim up to `wanted` rows as `wanted` claims in a row w
 write-ahead, a new token each; a suspect only alone, nothing beside one. `at` is the caller's
 clock, for when rows are due; leases are the database's (`vidrelay_now`). Rows come back as
 (done, job columns...): done is a deleted id, or NULL on a claimed row."""
+
+HOLDERS: Final = """
+    CREATE TABLE vidrelay_holders (
+        worker text PRIMARY KEY,
+        session text NOT NULL,
+        missing_since double precision
+    )
+"""
+"""Which store session (the application_name of all of its process's connections) each worker id
+claims from, and since when none of that session's connections was seen (the database's clock)."""
+
+TAKE_BACK_ABSENT: Final = """
+    CREATE FUNCTION vidrelay_take_back_absent(me text, grace double precision)
+    RETURNS integer LANGUAGE plpgsql AS $$
+    DECLARE
+        store_now double precision := vidrelay_now();
+        present text[] := ARRAY(
+            SELECT DISTINCT application_name FROM pg_stat_activity
+            WHERE datname = current_database() AND application_name <> ''
+        );
+        taken integer;
+    BEGIN
+        UPDATE vidrelay_holders SET missing_since = NULL
+        WHERE missing_since IS NOT NULL AND session = ANY (present);
+        UPDATE vidrelay_holders AS h SET missing_since = store_now
+        WHERE h.missing_since IS NULL AND h.session <> me AND h.session <> ALL (present)
+            AND EXISTS (SELECT 1 FROM jobs WHERE jobs.claimed_by = h.worker);
+        WITH gone AS (
+            SELECT jobs.claimed_by AS holder, count(*) AS held
+            FROM jobs JOIN vidrelay_holders AS h ON h.worker = jobs.claimed_by
+            WHERE h.session <> me AND h.session <> ALL (present)
+                AND h.missing_since <= store_now - grace
+            GROUP BY jobs.claimed_by
+        ), back AS (
+            UPDATE jobs SET
+                attempts = CASE WHEN gone.held > 1 THEN greatest(jobs.attempts - 1, 0)
+                    ELSE jobs.attempts END,
+                suspect = true, claimed_by = NULL, lease_until = NULL
+            FROM gone
+            WHERE jobs.claimed_by = gone.holder
+            RETURNING jobs.id
+        )
+        SELECT count(*)::integer INTO taken FROM back;
+        DELETE FROM vidrelay_holders AS h
+        WHERE h.session <> me AND h.session <> ALL (present)
+            AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.claimed_by = h.worker);
+        RETURN taken;
+    END
+    $$
+"""
+"""A worker process is gone when no connection of its session has been seen for `grace` seconds
+(by the database's clock: a probe first notes the absence, a later one acts on it): all its rows
+come back at once, suspect, refunded when it held several, as when its leases end (the crash
+attribution rule). The grace covers a live process between a lost connection and its next one
+(a server restart, a killed backend). A process the server still sees — alive, or cut off by a
+network that went silent — keeps its rows until its leases end. Registrations of gone workers
+that hold nothing are forgotten."""

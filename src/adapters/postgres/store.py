@@ -3,7 +3,8 @@ machines: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets
 over one pool.
 
 Unlike SQLite there is no single-instance lock: any number of processes share the database, and
-the leases, fencing tokens and dead-holder rule of the queue are what keep them apart.
+the leases, fencing tokens and dead-holder rule of the queue are what keep them apart; a process
+that died is seen gone by its sessions (presence.py).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from adapters.postgres.blobs import PostgresBlobIndex
 from adapters.postgres.caches import PostgresHandledUrls, PostgresInfoCache
 from adapters.postgres.chat_settings import PostgresChatSettings
 from adapters.postgres.claims import ClaimBatcher
-from adapters.postgres.connection import KeptAliveConnection, connect, open_pool
+from adapters.postgres.connection import APPLICATION_NAME, KeptAliveConnection, connect, open_pool
 from adapters.postgres.dsn import masked
 from adapters.postgres.errors import as_store_errors
 from adapters.postgres.failed_jobs import PostgresFailedJobs, PostgresUserQuota
@@ -27,6 +28,7 @@ from adapters.postgres.jobs import PostgresJobQueue
 from adapters.postgres.limits import DEFAULT_LIMITS, SessionLimits
 from adapters.postgres.notices import WorkListener, WorkNotifier
 from adapters.postgres.pending import PostgresPending
+from adapters.postgres.presence import GRACE_SECONDS, Presence
 from adapters.postgres.schema import MIGRATIONS, Migration, migrate
 from adapters.postgres.secrets import PostgresInstallSecrets
 from adapters.system.clock import SystemClock
@@ -55,12 +57,15 @@ class PostgresStore(
     WorkNotices,
     Store,
 ):
-    def __init__(self, db: Database, claims_db: Database, node: str, listener: WorkListener) -> None:
+    def __init__(
+        self, db: Database, claims_db: Database, node: str, listener: WorkListener, presence: Presence
+    ) -> None:
         """Use `PostgresStore.open`."""
         self._db = db
         self._claims_db = claims_db
         self._node = node
-        self._claims = ClaimBatcher(claims_db)
+        self._presence = presence
+        self._claims = ClaimBatcher(claims_db, presence)
         self._notifier = WorkNotifier(db, listener.token, listener.wake_all)
         self._listener = listener
         self._closed = False
@@ -76,14 +81,20 @@ class PostgresStore(
         migrations: Sequence[Migration] = MIGRATIONS,
         limits: SessionLimits = DEFAULT_LIMITS,
         connection_class: type[KeptAliveConnection] = KeptAliveConnection,
+        presence_grace_seconds: float = GRACE_SECONDS,
     ) -> PostgresStore:
         """Connect, migrate (once, whoever starts first), open the pool.
 
         `node` names this process's blob folder (its bytes are its own, see blobs.py). StoreError
         (its message masks the password) when the database cannot be used; StoreRefused when it
         is not ours to touch. `connection_class` lets tests cause driver failures a real server
-        cannot produce on demand."""
-        opened = functools.partial(open_pool, dsn, limits=limits, connection_class=connection_class)
+        cannot produce on demand. Every connection carries the store's session name: while one
+        of them is seen, its workers are alive (presence.py)."""
+        token = secrets.token_hex(8)
+        session = f"{APPLICATION_NAME} {token}"
+        opened = functools.partial(
+            open_pool, dsn, limits=limits, application_name=session, connection_class=connection_class
+        )
         await _migrate(dsn, migrations, replace(limits, statement_seconds=MIGRATION_SECONDS))
         pool = await opened(pool_size)
         try:
@@ -93,9 +104,9 @@ class PostgresStore(
         except BaseException:
             pool.terminate()
             raise
-        token = secrets.token_hex(8)
-        listener = WorkListener(dsn, clock or SystemClock(), token, limits=limits)
-        return cls(Database(pool, limits), Database(claims_pool, limits), node, listener)
+        listener = WorkListener(dsn, clock or SystemClock(), token, limits=limits, application_name=session)
+        presence = Presence(session, presence_grace_seconds)
+        return cls(Database(pool, limits), Database(claims_pool, limits), node, listener, presence)
 
     def on_work(self, wake: Callable[[], None]) -> None:
         self._listener.on_work(wake)
@@ -103,6 +114,11 @@ class PostgresStore(
     @property
     def listener(self) -> WorkListener:
         return self._listener
+
+    @property
+    def session(self) -> str:
+        """The name every connection of this store carries (presence.py)."""
+        return self._presence.session
 
     async def close(self) -> None:
         """Finish the round trips already submitted, then close every connection, each step

@@ -11,6 +11,7 @@ while (Telegram's pacing) comes back later (`Deferred`) instead of holding a wor
 
 from __future__ import annotations
 
+import logging
 import sys
 from contextlib import AbstractAsyncContextManager, nullcontext
 from pathlib import Path
@@ -28,6 +29,7 @@ from core.pipeline.services import PipelineConfig, Services
 from core.telegram_errors import ApiVerdict, classify_telegram, is_wrong_file_id
 from ports.blobs import BlobRecord
 from ports.clock import Clock
+from ports.errors import StoreError
 from ports.media import OutputSink, ToolFailure, VideoInfo
 from ports.messenger import (
     AudioFile,
@@ -38,6 +40,8 @@ from ports.messenger import (
     VideoFile,
     VideoMeta,
 )
+
+log = logging.getLogger("vidrelay.jobs")
 
 Sent = Result[SentVideo | None, MessengerError]
 Outgoing = VideoFile | StoredVideo | AudioFile | StoredAudio
@@ -229,12 +233,17 @@ async def after_send(
         return not_sent(sent.failure(), clock)
     report.sent(record.size)
     uploaded = sent.unwrap()
-    if uploaded is not None:
-        await blobs.record_sent(record.key, uploaded.file_id, uploaded.file_unique_id)
     file_id = uploaded.file_id if uploaded is not None else stored_file_id
     if file_id is None:
         raise TypeError("a destination must return the sent file for an upload")
-    await blobs.release(record.key)
+    try:
+        if uploaded is not None:
+            await blobs.record_sent(record.key, uploaded.file_id, uploaded.file_unique_id)
+        await blobs.release(record.key)
+    except StoreError as error:
+        # The video is out: failing the job now would send it again. What is lost is
+        # bookkeeping — the next request for it downloads again, the blob sweep frees the bytes.
+        log.warning("the video was sent but the store could not record it: %s", error)
     return await to.delivered(file_id, record)
 
 

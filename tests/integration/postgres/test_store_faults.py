@@ -129,7 +129,7 @@ async def served(store: PostgresStore, tmp_path: Path, ran: Counter[int]) -> Asy
     container = faked_container(VirtualClock(), tmp_path, VIDRELAY_JOB_CONCURRENCY="2")
     container.clock.override(providers.Object(SystemClock()))
     container.store.override(providers.Object(store))
-    container.registry().register(JobType("noop", noop, timeout_seconds=30.0))
+    container.jobs.override(providers.Object([JobType("noop", noop, timeout_seconds=30.0)]))
     engine = container.engine()
     observed = container.observed()
     observed.liveness.expect(updates=False, jobs=True)
