@@ -118,7 +118,7 @@ class Engine(JobSubmitter):
             in_flight=in_flight,
             settler=settler,
         )
-        claims = Claims(
+        self._claims = claims = Claims(
             queue=queue,
             clock=clock,
             worker_id=worker_id,
@@ -199,6 +199,17 @@ class Engine(JobSubmitter):
             grace_seconds=self._config.health_grace_seconds,
         )
 
+    async def stalled(self) -> str | None:
+        """Why the workers are stuck though work is claimable, or None: a free worker, a row due
+        for longer than the stall bound, and no claim of this process taking anything meanwhile
+        (a claim that hangs, a worker loop that stopped waking). StoreError when the store
+        cannot say; /healthz then says the store does not answer."""
+        running = self._running is not None and not self._stopping.is_set()
+        if not running or len(self._in_flight) >= self._config.concurrency:
+            return None
+        waited = await self._claims.stalled_for(self._clock.now(), self._config.stall_seconds)
+        return None if waited is None else f"no progress on claimable work for {waited:.0f}s"
+
     # Producing -------------------------------------------------------------------------
 
     async def enqueue(self, job: NewJob, guard: Guard | None = None) -> int | None:
@@ -236,6 +247,7 @@ class Engine(JobSubmitter):
         Returns how many jobs gave up at this boot.
         """
         gave_up = await self._boot.run()
+        self._claims.started()
         keep = self._supervisor.keep_running
         self._running = _Tasks(
             workers=[
