@@ -19,8 +19,9 @@ from typing import Any, ClassVar
 import pytest
 
 from adapters.sqlite import DEFAULT_SYNCHRONOUS, SqliteStore
-from ports.errors import StoreError
+from ports.errors import StoreDamaged, StoreError, StoreRefused
 from ports.jobs import HandledUrlGuard, NewJob
+from tests.support.damage import filled_and_closed, scribble_table_pages
 
 NOW = 1_700_000_000.0
 
@@ -430,3 +431,47 @@ async def test_a_failing_rollback_makes_the_writer_start_over_on_a_new_connectio
         assert RollbackFailsOnce.opened == 1  # a fresh connection took over
     finally:
         await store.close()
+
+
+async def test_a_file_whose_table_pages_are_damaged_is_refused_at_open_and_left_as_it_was(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "vidrelay.db"
+    await filled_and_closed(path)
+    scribble_table_pages(path)
+    before = path.read_bytes()
+
+    with pytest.raises(StoreRefused, match=r"vidrelay.db is damaged \(On tree page \d+") as refused:
+        await SqliteStore.open(path)
+
+    assert "\n" not in str(refused.value)
+    assert path.read_bytes() == before
+
+
+async def test_pages_damaged_while_the_store_runs_fail_its_calls_as_damage_not_as_a_passing_error(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "vidrelay.db"
+    await filled_and_closed(path)
+    store = await SqliteStore.open(path)
+    try:
+        await store.enqueue(NewJob("download_video", {}, 3), NOW)  # frames in the WAL
+        scribble_table_pages(path)
+        other_connection(path, "PRAGMA wal_checkpoint(TRUNCATE)")  # what the store cached is stale now
+
+        with pytest.raises(StoreDamaged, match=r"vidrelay\.db is damaged .*malformed"):
+            await store.list_jobs(limit=100_000)
+    finally:
+        await store.close()
+
+
+async def test_a_file_too_large_to_check_in_time_opens_unchecked(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "vidrelay.db"
+    await filled_and_closed(path)
+
+    store = await SqliteStore.open(path, check_seconds=0.0)
+    await store.close()
+
+    assert "was not checked: larger than PRAGMA quick_check reads in 0s" in caplog.text

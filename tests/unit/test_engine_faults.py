@@ -19,7 +19,7 @@ from core.jobs.engine import Engine
 from core.jobs.registry import JobContext, JobFailure, JobOutcome, JobRegistry, JobType, RetryNotice
 from core.jobs.supervision import Supervisor
 from core.lifecycle.retry_policy import RetryPolicy
-from ports.errors import StoreError
+from ports.errors import StoreDamaged, StoreError
 from ports.jobs import HandledUrlGuard, NewJob
 from ports.queue import JobQueue
 from ports.telemetry import JobEvents
@@ -233,6 +233,36 @@ async def test_a_busy_pool_or_work_not_yet_due_is_no_stall(
     release.set()
     await drained(store, clock, limit_seconds=7200)
     assert await engine.stalled() is None
+
+
+class DamagedClaims(FaultyQueue):
+    """Claims that meet a damaged file, as SQLite's "database disk image is malformed"."""
+
+    def __init__(self, inner: JobQueue) -> None:
+        super().__init__(inner)
+        self.claims = 0
+
+    async def claim(self, *args: Any, **kwargs: Any) -> Any:
+        self.claims += 1
+        raise StoreDamaged("vidrelay.db is damaged (database disk image is malformed): restore a backup")
+
+
+async def test_a_damaged_store_stops_the_workers_with_one_line_instead_of_looping(
+    clock: VirtualClock, stopped_at_the_end: list[Engine], caplog: pytest.LogCaptureFixture
+) -> None:
+    queue = DamagedClaims(MemoryStore())
+    engine = engine_over(queue, clock)
+    stopped_at_the_end.append(engine)
+    await engine.start()
+    await settle()
+
+    damage = await asyncio.wait_for(engine.until_damaged(), 5)
+    await clock.advance(600)  # ten minutes: a loop would have tried again and again
+
+    assert "malformed" in str(damage)
+    assert queue.claims <= CONFIG.concurrency  # each worker met it once, then stopped
+    critical = [r.getMessage() for r in caplog.records if r.levelname == "CRITICAL"]
+    assert critical == [f"the store is damaged, the workers stop: {damage}"]
 
 
 # Fenced leases --------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ claimable) and `finished` (a job let go of its row).
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -45,10 +46,13 @@ from core.jobs.worker import Worker
 from core.lifecycle.retry_policy import Random
 from core.telemetry import Unobserved
 from ports.clock import Clock
+from ports.errors import StoreDamaged
 from ports.jobs import Guard, NewJob
 from ports.json import Payload
 from ports.queue import JobQueue
 from ports.telemetry import JobEvents
+
+log = logging.getLogger("vidrelay.engine")
 
 __all__ = ["Engine", "EngineConfig"]
 
@@ -76,7 +80,10 @@ class Engine(JobSubmitter):
         self._breakers = breakers or CircuitBreakers()
         self._wake = wake or Signal()
         self._stopping = asyncio.Event()
-        self._health = StoreHealth(clock)
+        self._damaged = asyncio.Event()
+        self.damage: StoreDamaged | None = None
+        """Why the engine stopped by itself: the store's data is damaged."""
+        self._health = StoreHealth(clock, on_damaged=self._halt)
         events = events or Unobserved()
         in_flight, finished = InFlight(), Signal()
         self._in_flight = in_flight
@@ -198,6 +205,22 @@ class Engine(JobSubmitter):
             store_refuses_writes=self._health.refusing_writes,
             grace_seconds=self._config.health_grace_seconds,
         )
+
+    def _halt(self, error: StoreDamaged) -> None:
+        """The store's data is damaged: every worker stops instead of looping on it, once."""
+        if self.damage is not None:
+            return
+        self.damage = error
+        log.critical("the store is damaged, the workers stop: %s", error)
+        self._stopping.set()
+        self._wake.fire()
+        self._damaged.set()
+
+    async def until_damaged(self) -> StoreDamaged:
+        """Returns once the store was found damaged (the process should stop)."""
+        await self._damaged.wait()
+        assert self.damage is not None
+        return self.damage
 
     async def stalled(self) -> str | None:
         """Why the workers are stuck though work is claimable, or None: a free worker, a row due

@@ -30,6 +30,7 @@ from aiohttp import web
 from returns.result import Failure, Success
 
 from adapters.telegram.account import TelegramAccount, token_problem
+from core.jobs.engine import Engine
 from core.startup import reach_chat_service
 from entrypoints.bot.health import Liveness
 from entrypoints.bot.metrics import start_metrics
@@ -104,14 +105,18 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
                 if isinstance(store, WorkNotices):
                     store.on_work(engine.wake)
                 await engine.start()
+            damaged = asyncio.create_task(_stop_when_damaged(engine, stop))
             try:
                 if role == "worker":
                     await stop.wait()
-                    return EXIT_OK
-                if webhook:
-                    return await _webhook(settings, dispatcher, bot, stop, observed.liveness)
-                return await poll(dispatcher, bot, stop, observed.liveness, ingest_lock or AlwaysHeld())
+                    code = EXIT_OK
+                else:
+                    code = await _receive_updates(
+                        settings, dispatcher, bot, webhook, stop, observed.liveness, ingest_lock
+                    )
+                return EXIT_USAGE if engine.damage is not None else code
             finally:
+                damaged.cancel()
                 observed.liveness.stopped()
                 grace = settings.shutdown_grace_seconds
                 log.warning("stopping: in-flight jobs may finish for %ss", grace)
@@ -133,6 +138,26 @@ async def _take_ingest_lock(settings: Settings, container: Container) -> IngestL
     from adapters.postgres.ingest_lock import IngestLock  # noqa: PLC0415 - the `postgres` extra
 
     return await IngestLock.take(settings.database_dsn, postgres_limits(settings), clock=container.clock())
+
+
+async def _receive_updates(
+    settings: Settings,
+    dispatcher: Dispatcher,
+    bot: Bot,
+    webhook: bool,
+    stop: asyncio.Event,
+    liveness: Liveness,
+    lock: IngestLock | None,
+) -> int:
+    if webhook:
+        return await _webhook(settings, dispatcher, bot, stop, liveness)
+    return await poll(dispatcher, bot, stop, liveness, lock or AlwaysHeld())
+
+
+async def _stop_when_damaged(engine: Engine, stop: asyncio.Event) -> None:
+    """A store whose data is damaged serves nobody: the process stops (exit 2), as at its open."""
+    await engine.until_damaged()
+    stop.set()
 
 
 def _stop_on_signals() -> asyncio.Event:
