@@ -21,6 +21,7 @@ from adapters.postgres.caches import PostgresHandledUrls, PostgresInfoCache
 from adapters.postgres.chat_settings import PostgresChatSettings
 from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.connection import APPLICATION_NAME, KeptAliveConnection, connect, open_pool
+from adapters.postgres.driver import check_driver
 from adapters.postgres.dsn import masked
 from adapters.postgres.errors import as_store_errors
 from adapters.postgres.failed_jobs import PostgresFailedJobs, PostgresUserQuota
@@ -90,6 +91,7 @@ class PostgresStore(
         is not ours to touch. `connection_class` lets tests cause driver failures a real server
         cannot produce on demand. Every connection carries the store's session name: while one
         of them is seen, its workers are alive (presence.py)."""
+        check_driver()
         token = secrets.token_hex(8)
         session = f"{APPLICATION_NAME} {token}"
         opened = functools.partial(
