@@ -1,12 +1,14 @@
-"""What `/status` and `/metrics` report, read in one place so the two never disagree."""
+"""What `/status` and `/metrics` report, read in one place so the two never disagree; the
+updater's last check is written here by its periodic job (work.periodic)."""
 
 from __future__ import annotations
 
+import time
+from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from core.pipeline.periodic import UpdateStatus
 from ports.clock import Clock
 from ports.failed_jobs import FailedJobs
 from ports.jobs import QueueCounts
@@ -16,6 +18,23 @@ VERSION_TTL_SECONDS = 600.0
 """`yt-dlp --version` costs a process start and /metrics is scraped every few seconds; the
 version only changes when the updater installs one (and reports it) or an operator swaps the
 install underneath, so a stale answer for ten minutes at most is the bargain."""
+
+
+@dataclass
+class UpdateStatus:
+    """What /status says about the updater."""
+
+    checked_at: float | None = None
+    version: str | None = None
+    error: str | None = None
+    outcomes: Counter[str] = field(default_factory=Counter)
+    """Checks by outcome since start: updated, unchanged, failed (for the metrics)."""
+
+    def describe(self) -> str:
+        if self.checked_at is None:
+            return "never"
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.checked_at))
+        return f"{when} ({'failed: ' + self.error if self.error else 'ok'})"
 
 
 class WorkerGauge(Protocol):

@@ -184,3 +184,8 @@ def send_again_later() -> str:
     return (
         "⏳ I could not take this link just now: my storage is busy. Please send it again in a few minutes."
     )
+
+
+def variant_caption(info: VideoInfo, variant: str) -> str | None:
+    """An inline result's caption: the variant "no_caption" has none."""
+    return None if variant == "no_caption" else caption_for(info)

@@ -33,36 +33,42 @@ from adapters.ytdlp.downloader import YtDlpDownloader
 from adapters.ytdlp.heights import YtDlpFormatChoice
 from adapters.ytdlp.locator import YtDlpLocator
 from adapters.ytdlp.updater import YtDlpUpdater
-from core.chat.log_views import LogViews
 from core.chat_settings.access import RememberedAccess
 from core.chat_settings.service import ChatSettingsService
+from core.incoming.confirmations import Confirmations
+from core.incoming.inline import InlineRequests
+from core.incoming.intake.announce import Announcements
+from core.incoming.intake.links import LinkIntake
+from core.incoming.intake.retries import EnqueueRetries
 from core.jobs.breaker import CircuitBreakers, ReopenSites
 from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import JobRegistry
 from core.jobs.signals import Signal
 from core.lifecycle.retry_policy import RetryPolicy
+from core.log_message.views import LogViews
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
 from core.media.playable import PlayableDownloads
+from core.media.sound import SoundFetcher
 from core.media.thumbnails import Thumbnails
-from core.pipeline.confirm import Confirmations
-from core.pipeline.download import DownloadVideo
-from core.pipeline.inline import DownloadInline
-from core.pipeline.inline_lookup import InlineLookup
-from core.pipeline.inline_requests import InlineRequests
-from core.pipeline.intake import LinkIntake
-from core.pipeline.intake_announce import Announcements
-from core.pipeline.intake_retry import EnqueueRetries
-from core.pipeline.job_types import job_types
-from core.pipeline.periodic import Periodic, UpdateStatus
-from core.pipeline.services import PipelineConfig, Services
-from core.pipeline.turns import VideoTurns
-from core.pipeline.url_guard import UrlGuard
-from core.status import StatusQuery
+from core.status import StatusQuery, UpdateStatus
 from core.trust.buttons import SignedButtons
 from core.trust.keys import InstallKeys
 from core.trust.settings_access import SettingsAccess
+from core.url_guard import UrlGuard
 from core.url_policy import GuardRules
+from core.work.delivery.audio import AudioDelivery
+from core.work.delivery.turns import VideoTurns
+from core.work.delivery.video import Delivery
+from core.work.download.chat_destination import ChatDestinations
+from core.work.download.chat_report import ChatReports
+from core.work.download.job import DownloadVideo
+from core.work.download.parking import Parking
+from core.work.download.replies import Replies
+from core.work.download.retries import RetryReporting
+from core.work.inline import DownloadInline
+from core.work.job_types import job_types
+from core.work.periodic import Periodic
 from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.bot.health import Liveness
 from entrypoints.bot.metrics import Observed
@@ -202,42 +208,75 @@ class Container(containers.DeclarativeContainer):
     )
     guard = providers.Singleton(UrlGuard, resolver, guard_rules)
     log_views = providers.Singleton(LogViews, messenger, clock, pacing)
-    services = providers.Singleton(
-        Services,
+    """The log messages of the jobs this process runs or has accepted."""
+    thumbnails = providers.Singleton(Thumbnails, transcoder, blob_files)
+    turns = providers.Singleton(VideoTurns, pacing, clock)
+
+    # The worker side: what the jobs are built from.
+    delivery = providers.Singleton(
+        Delivery,
+        guard=guard,
         info=info,
         blobs=blobs,
         downloader=playable,
-        messenger=messenger,
-        pending=store,
-        handled=store,
-        guard=guard,
+        thumbnails=thumbnails,
         clock=clock,
-        new_id=new_id,
-        buttons=buttons,
-        audio=downloader,
+        upload_limit_bytes=settings.provided.upload_limit_bytes,
+        max_download_bytes=settings.provided.download_cap_bytes,
+        ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
+    )
+    audio_delivery = providers.Singleton(
+        AudioDelivery,
+        blobs=blobs,
+        sounds=providers.Singleton(SoundFetcher, downloader),
+        thumbnails=thumbnails,
+        clock=clock,
+        upload_limit_bytes=settings.provided.upload_limit_bytes,
+        ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
+    )
+    replies = providers.Singleton(Replies, messenger, store)
+    download = providers.Singleton(
+        DownloadVideo,
+        delivery=delivery,
+        audio=audio_delivery,
+        destinations=providers.Singleton(
+            ChatDestinations,
+            messenger=messenger,
+            parking=providers.Singleton(
+                Parking,
+                pending=store,
+                messenger=messenger,
+                buttons=buttons,
+                clock=clock,
+                new_id=new_id,
+                max_attempts=settings.provided.max_attempts,
+            ),
+            replies=replies,
+            turns=turns,
+            confirm_longer_than_seconds=settings.provided.confirm_longer_than_seconds,
+            deliveries=metrics,
+            clock=clock,
+        ),
+        reports=providers.Singleton(
+            ChatReports, logs=log_views, upload_limit_bytes=settings.provided.upload_limit_bytes
+        ),
         formats=providers.Singleton(
             YtDlpFormatChoice,
             max_filesize_bytes=settings.provided.upload_limit_bytes,
             max_download_bytes=settings.provided.download_cap_bytes,
         ),
-        thumbnails=providers.Singleton(Thumbnails, transcoder, blob_files),
-        logs=log_views,
-        turns=providers.Singleton(VideoTurns, pacing, clock),
-        deliveries=metrics,
+        replies=replies,
+        retries=providers.Singleton(RetryReporting, log_views, clock, replies),
     )
-    pipeline_config = providers.Singleton(
-        PipelineConfig,
-        upload_limit_bytes=settings.provided.upload_limit_bytes,
-        confirm_longer_than_seconds=settings.provided.confirm_longer_than_seconds,
-        ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
-        max_attempts=settings.provided.max_attempts,
-        max_download_bytes=settings.provided.download_cap_bytes,
-    )
-    download = providers.Singleton(DownloadVideo, services, pipeline_config)
     download_inline = providers.Selector(
         settings.provided.inline_mode,
         on=providers.Singleton(
-            DownloadInline, services, settings.provided.inline_cache_chat_id, pipeline_config
+            DownloadInline,
+            delivery=delivery,
+            audio=audio_delivery,
+            messenger=messenger,
+            turns=turns,
+            cache_chat_id=settings.provided.inline_cache_chat_id,
         ),
         off=providers.Object(None),
     )
@@ -245,19 +284,21 @@ class Container(containers.DeclarativeContainer):
     # process's NOTIFY) wakes the engine's idle workers through this.
     work_arrived = providers.Singleton(Signal)
     breakers = providers.Singleton(CircuitBreakers)
-    confirmations = providers.Singleton(Confirmations, store, clock, work_arrived.provided.fire, buttons)
+    confirmations = providers.Singleton(
+        Confirmations, pending=store, clock=clock, wake=work_arrived.provided.fire, buttons=buttons
+    )
     update_status = providers.Singleton(UpdateStatus)
     periodic = providers.Singleton(
         Periodic,
-        updater,
-        settings.provided.ytdlp_update_interval_seconds,
-        providers.Singleton(ReopenSites, breakers, work_arrived.provided.fire),
-        blobs,
-        info,
-        store,
-        confirmations,
-        clock,
-        update_status,
+        updater=updater,
+        update_interval_seconds=settings.provided.ytdlp_update_interval_seconds,
+        on_updated=providers.Singleton(ReopenSites, breakers, work_arrived.provided.fire),
+        blobs=blobs,
+        info=info,
+        handled=store,
+        expire_prompts=confirmations.provided.expire,
+        clock=clock,
+        update_status=update_status,
     )
     jobs = providers.Singleton(
         job_types, download, download_inline, periodic, settings.provided.attempt_timeout_seconds
@@ -289,37 +330,35 @@ class Container(containers.DeclarativeContainer):
         wake=work_arrived,
     )
 
-    # What the handlers use.
+    # The handler side: what the handlers use.
     announcements = providers.Singleton(
         Announcements, log_views, store, worker_slots=settings.provided.job_concurrency
     )
     enqueue_retries = providers.Singleton(
         EnqueueRetries,
-        engine,
-        announcements,
-        messenger,
-        clock,
-        random,
+        jobs=engine,
+        announce=announcements.provided.accepted,
+        messenger=messenger,
+        clock=clock,
+        random=random,
         budget_seconds=settings.provided.intake_retry_seconds,
     )
     intake = providers.Singleton(
         LinkIntake,
-        engine,
-        store,
-        guard,
-        store,
-        clock,
-        store,
-        enqueue_retries,
-        announcements,
+        jobs=engine,
+        quota=store,
+        guard=guard,
+        seen=store,
+        clock=clock,
+        choices=store,
+        retries=enqueue_retries,
+        announcements=announcements,
         max_queued_per_user=settings.provided.max_queued_per_user,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
     inline_requests = providers.Selector(
         settings.provided.inline_mode,
-        on=providers.Singleton(
-            InlineRequests, providers.Singleton(InlineLookup, services), engine, keys, clock
-        ),
+        on=providers.Singleton(InlineRequests, info=info, blobs=blobs, jobs=engine, keys=keys, clock=clock),
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from adapters.memory.store import MemoryStore
-from core.pipeline.inline_requests import url_in
-from core.pipeline.intake import IncomingMessage
-from core.pipeline.request import InlineRequest
+from core.incoming.inline import url_in
+from core.incoming.intake.message import IncomingMessage
+from core.requests.inline import InlineRequest
 from core.trust.buttons import Press
 from core.trust.inline_offers import OFFER_TTL_SECONDS
 from core.trust.keys import InstallKeys

@@ -14,10 +14,12 @@ from returns.result import Failure, Success
 from adapters.memory.store import MemoryStore
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.sqlite.store import SqliteStore
+from core.incoming.confirmations import Decision
 from entrypoints.container import Container, open_store, shutdown
 from entrypoints.settings import load_settings
 from ports.jobs import NewJob
 from ports.media import UpdateOutcome, Updater
+from ports.pending import PendingRequest
 from tests.support.clock import VirtualClock
 from tests.support.world import faked_container
 
@@ -51,13 +53,17 @@ def test_the_registered_job_list_is_exact(tmp_path: Path, clock: VirtualClock) -
     assert (bare.inline_requests(), bare.updater()) == (None, None)
 
 
-def test_every_service_shares_one_engine_and_one_store(tmp_path: Path, clock: VirtualClock) -> None:
+async def test_every_service_shares_one_engine_and_one_store(tmp_path: Path, clock: VirtualClock) -> None:
     built = container(tmp_path, clock)
     engine, store = built.engine(), built.store()
     assert not hasattr(built, "bare_engine")  # one phase: the engine is built with its job list
     assert built.engine() is engine
-    assert built.services().pending is store
     assert built.download() is built.download()
+    # A prompt parked in the store is what a press adopts, into the queue the engine claims from.
+    parked = PendingRequest("p1", -1, 7, 1, engine.new_job("download_video", {}), None, clock.now())
+    await store.park(parked)
+    assert await built.confirmations().confirm("p1") is Decision.CONFIRMED
+    assert [job.name for job in await store.list_jobs()] == ["download_video"]
 
 
 def _handlers(router: Router) -> Iterator[object]:

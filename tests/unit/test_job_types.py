@@ -7,8 +7,8 @@ from pathlib import Path
 from returns.result import Failure, Success
 
 from core.jobs.registry import JobContext, JobType
-from core.pipeline.job_types import UPDATE_TIMEOUT_SECONDS, job_types
-from core.pipeline.periodic import SWEEP_INTERVAL_SECONDS, Periodic
+from core.work.job_types import UPDATE_TIMEOUT_SECONDS, job_types
+from core.work.periodic import SWEEP_INTERVAL_SECONDS, Periodic
 from ports.jobs import Job, NewJob
 from ports.media import UpdateOutcome, Updater
 from ports.pending import PendingRequest
@@ -38,16 +38,15 @@ class Closes:
 
 
 def periodic_of(world: World, updater: Updater | None, interval: float, closes: Closes) -> Periodic:
-    services = world.services
     return Periodic(
-        updater,
-        interval,
-        closes,
-        services.blobs,
-        services.info,
-        world.store,
-        world.confirmations,
-        world.clock,
+        updater=updater,
+        update_interval_seconds=interval,
+        on_updated=closes,
+        blobs=world.container.blobs(),
+        info=world.container.info(),
+        handled=world.store,
+        expire_prompts=world.confirmations.expire,
+        clock=world.clock,
     )
 
 

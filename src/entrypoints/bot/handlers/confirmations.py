@@ -10,7 +10,7 @@ from aiogram import Router
 from aiogram.types import CallbackQuery, Message
 
 from core import texts
-from core.pipeline.confirm import Confirmations, Decision
+from core.incoming.confirmations import Confirmations, Decision
 from core.trust.buttons import Press
 
 _ANSWERS: dict[Decision, tuple[str, bool]] = {

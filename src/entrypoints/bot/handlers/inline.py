@@ -16,9 +16,8 @@ from aiogram.types import (
 )
 
 from core import texts
-from core.pipeline.inline import AUDIO_VARIANT, VARIANTS, variant_caption
-from core.pipeline.inline_lookup import CachedVideo
-from core.pipeline.inline_requests import InlineRequests, url_in
+from core.incoming.inline import CachedVideo, InlineRequests, url_in
+from core.requests.inline import AUDIO_VARIANT, VARIANTS
 
 CACHED_SECONDS = 60
 PLACEHOLDER_SECONDS = 5
@@ -67,7 +66,7 @@ def _cached_results(url: str, cached: CachedVideo, ids: list[str]) -> list[Inlin
             id=result_id,
             video_file_id=cached.file_id,
             title=_variant_title(cached.info.title, variant),
-            caption=variant_caption(cached.info, variant),
+            caption=texts.variant_caption(cached.info, variant),
             parse_mode=None,
             reply_markup=_source_button(url) if variant != "no_source" else None,
         )
