@@ -25,7 +25,6 @@ from adapters.postgres.notices import WorkListener, WorkNotifier
 from adapters.postgres.pending import PostgresPending
 from adapters.postgres.schema import MIGRATIONS, Migration, migrate
 from adapters.postgres.secrets import PostgresInstallSecrets
-from adapters.system.clock import SystemClock
 from ports.clock import Clock
 from ports.errors import StoreError
 from ports.notices import WorkNotices
@@ -67,7 +66,7 @@ class PostgresStore(
         *,
         node: str,
         pool_size: int = DEFAULT_POOL_SIZE,
-        clock: Clock | None = None,
+        clock: Clock,
         migrations: Sequence[Migration] = MIGRATIONS,
     ) -> PostgresStore:
         """Connect, migrate (once, whoever starts first), open the pool.
@@ -94,7 +93,7 @@ class PostgresStore(
             Database(pool),
             Database(claims_pool),
             node,
-            WorkListener(dsn, clock or SystemClock(), secrets.token_hex(8)),
+            WorkListener(dsn, clock, secrets.token_hex(8)),
         )
 
     def on_work(self, wake: Callable[[], None]) -> None:

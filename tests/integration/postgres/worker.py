@@ -33,7 +33,7 @@ async def main(arguments: argparse.Namespace) -> int:
         return Success(None)
 
     worker_id = f"test-worker-{uuid.uuid4().hex[:8]}"
-    store = await PostgresStore.open(arguments.dsn, node=worker_id)
+    store = await PostgresStore.open(arguments.dsn, node=worker_id, clock=SystemClock())
     registry = JobRegistry([JobType("noop", noop, timeout_seconds=60.0)])
     config = EngineConfig(
         concurrency=arguments.concurrency,

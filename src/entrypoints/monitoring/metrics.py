@@ -14,7 +14,7 @@ from aiohttp import web
 from adapters.prometheus.metrics import CONTENT_TYPE, ProcessState, PrometheusMetrics
 from core.jobs.breaker import CircuitBreakers
 from core.status import StatusQuery
-from entrypoints.bot.health import Liveness, Workers, health_problem
+from entrypoints.monitoring.health import Liveness, Workers, health_problem
 from ports.clock import Clock
 from ports.errors import StoreError
 

@@ -5,8 +5,10 @@ deployment may split them: one `ingest` process turns updates into jobs (Telegra
 updates to one poller only, so a second ingest is refused), any number of `worker` processes
 run the jobs and never poll Telegram.
 
+Everything is asked of the container (entrypoints/container.py); this module only orders it.
 Start order (on a one-process store, `vidrelay run` holds the data folder's lock before this:
-see entrypoints/commands.py) → store (a file that is not ours, or a database that cannot be
+see entrypoints/commands.py) → store (and on PostgreSQL, for a process that receives updates, the
+ingest lock) (a file that is not ours, or a database that cannot be
 reached, exits 2) → Telegram's getMe (asked again with a capped backoff while Telegram does not
 answer; a refused token exits 2) → engine (crash attribution of a dead previous process's jobs,
 dead-lettering of jobs that killed earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop
@@ -22,25 +24,21 @@ import contextlib
 import logging
 import signal
 import sys
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from aiogram import Bot, Dispatcher
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
 from aiohttp import web
 from returns.result import Failure, Success
 
-from adapters.telegram.account import TelegramAccount, token_problem
+from adapters.telegram.account import token_problem
 from core.startup import reach_chat_service
-from entrypoints.bot.health import Liveness
-from entrypoints.bot.metrics import start_metrics
 from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
+from entrypoints.monitoring.health import Liveness
+from entrypoints.monitoring.metrics import start_metrics
 from entrypoints.settings import Settings
 from ports.errors import StoreError
-from ports.notices import WorkNotices
-
-if TYPE_CHECKING:
-    from adapters.postgres.ingest_lock import IngestLock
 
 log = logging.getLogger("vidrelay.run")
 EXIT_OK, EXIT_FATAL, EXIT_USAGE = 0, 1, 2
@@ -78,14 +76,14 @@ def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") ->
 async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
     stop = _stop_on_signals()
     container = Container(settings=settings)
-    ingest_lock: IngestLock | None = None
+    lost_lock: asyncio.Event | None = None
     watcher: asyncio.Task[None] | None = None
     try:
         try:
-            store = await container.store.async_()
+            await container.store.async_()
             if role != "worker" and not settings.single_process_store:
-                ingest_lock = await _take_ingest_lock(settings.database_dsn)
-                watcher = asyncio.create_task(_stop_when_lost(ingest_lock, stop))
+                lost_lock = (await container.ingest_lock.async_()).lost
+                watcher = asyncio.create_task(_stop_when_lost(lost_lock, stop))
         except StoreError as refused:  # unreachable, not ours, a second ingest: one line, exit 2
             print(f"vidrelay: {refused}", file=sys.stderr)
             return EXIT_USAGE
@@ -98,18 +96,16 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
         # Up before Telegram is reached: /healthz says why not yet, /metrics counts the errors.
         metrics = await start_metrics(observed, settings.metrics_port)
         try:
-            if (refused_code := await _reach_telegram(container, bot, stop)) is not None:
+            if (refused_code := await _reach_telegram(container, stop)) is not None:
                 return refused_code
             if role != "ingest":
-                if isinstance(store, WorkNotices):
-                    store.on_work(engine.wake)
                 await engine.start()
             try:
                 if role == "worker":
                     await stop.wait()
                     return EXIT_OK
                 code = await _receive_updates(settings, dispatcher, bot, webhook, stop, observed.liveness)
-                return EXIT_FATAL if ingest_lock is not None and ingest_lock.lost.is_set() else code
+                return EXIT_FATAL if lost_lock is not None and lost_lock.is_set() else code
             finally:
                 observed.liveness.stopped()
                 grace = settings.shutdown_grace_seconds
@@ -124,21 +120,13 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
     finally:
         if watcher is not None:
             watcher.cancel()
-        if ingest_lock is not None:
-            await ingest_lock.release()
-        await shutdown(container)
+        await shutdown(container)  # the ingest lock, if taken, goes with it
 
 
-async def _take_ingest_lock(dsn: str) -> IngestLock:
-    from adapters.postgres.ingest_lock import IngestLock  # noqa: PLC0415 - the `postgres` extra
-
-    return await IngestLock.take(dsn)
-
-
-async def _stop_when_lost(lock: IngestLock, stop: asyncio.Event) -> None:
+async def _stop_when_lost(lost_lock: asyncio.Event, stop: asyncio.Event) -> None:
     """From the moment the lock's connection ends another ingest may start, and two pollers of
     one bot must never run: this one stops (exit 1; a supervisor restarts it to queue up again)."""
-    await lock.lost.wait()
+    await lost_lock.wait()
     log.critical("the connection holding the ingest lock ended: stopping")
     stop.set()
 
@@ -151,10 +139,10 @@ def _stop_on_signals() -> asyncio.Event:
     return stop
 
 
-async def _reach_telegram(container: Container, bot: Bot, stop: asyncio.Event) -> int | None:
+async def _reach_telegram(container: Container, stop: asyncio.Event) -> int | None:
     """None once Telegram answered getMe; else the exit code (a refusal, or a signal while waiting)."""
     reaching = asyncio.ensure_future(
-        reach_chat_service(TelegramAccount(bot), container.clock(), container.random())
+        reach_chat_service(await container.account.async_(), container.clock(), container.random())
     )
     stopping = asyncio.ensure_future(stop.wait())
     await asyncio.wait({reaching, stopping}, return_when=asyncio.FIRST_COMPLETED)
