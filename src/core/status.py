@@ -3,16 +3,16 @@ updater's last check is written here by its periodic job (work.periodic)."""
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from core import texts
 from ports.clock import Clock
-from ports.failed_jobs import FailedJobs
 from ports.jobs import QueueCounts
 from ports.media import Downloader
+from ports.queue_view import QueueView
 
 VERSION_TTL_SECONDS = 600.0
 """`yt-dlp --version` costs a process start and /metrics is scraped every few seconds; the
@@ -31,10 +31,7 @@ class UpdateStatus:
     """Checks by outcome since start: updated, unchanged, failed (for the metrics)."""
 
     def describe(self) -> str:
-        if self.checked_at is None:
-            return "never"
-        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.checked_at))
-        return f"{when} ({'failed: ' + self.error if self.error else 'ok'})"
+        return texts.last_update_check(self.checked_at, self.error)
 
 
 class WorkerGauge(Protocol):
@@ -61,7 +58,7 @@ class BotStatus:
 class StatusQuery:
     def __init__(
         self,
-        queue: FailedJobs,
+        queue: QueueView,
         downloader: Downloader,
         workers: WorkerGauge,
         updates: UpdateStatus,

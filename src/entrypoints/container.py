@@ -13,14 +13,13 @@ from __future__ import annotations
 
 from dependency_injector import providers
 
-from core.chat_settings.access import RememberedAccess
 from core.chat_settings.service import ChatSettingsService
+from core.chat_settings.who_may_change import RememberedAccess, SettingsAccess
 from core.incoming.inline import InlineRequests
 from core.incoming.intake.announce import Announcements
 from core.incoming.intake.links import LinkIntake
 from core.incoming.intake.retries import EnqueueRetries
 from core.status import StatusQuery
-from core.trust.settings_access import SettingsAccess
 from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.monitoring.health import Liveness
 from entrypoints.monitoring.metrics import Observed

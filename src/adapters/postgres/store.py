@@ -12,17 +12,18 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from adapters.postgres.access import Database
 from adapters.postgres.blobs import PostgresBlobIndex
 from adapters.postgres.caches import PostgresHandledUrls, PostgresInfoCache
 from adapters.postgres.chat_settings import PostgresChatSettings
 from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.connection import DRIVER_ERRORS, connect, open_pool
+from adapters.postgres.database import Database
 from adapters.postgres.dsn import masked
-from adapters.postgres.failed_jobs import PostgresFailedJobs, PostgresUserQuota
 from adapters.postgres.jobs import PostgresJobQueue
 from adapters.postgres.notices import WorkListener, WorkNotifier
 from adapters.postgres.pending import PostgresPending
+from adapters.postgres.queue_view import PostgresQueueView
+from adapters.postgres.quota import PostgresUserQuota
 from adapters.postgres.schema import MIGRATIONS, Migration, migrate
 from adapters.postgres.secrets import PostgresInstallSecrets
 from ports.clock import Clock
@@ -38,7 +39,7 @@ the other finishing writes."""
 
 class PostgresStore(
     PostgresJobQueue,
-    PostgresFailedJobs,
+    PostgresQueueView,
     PostgresUserQuota,
     PostgresPending,
     PostgresBlobIndex,

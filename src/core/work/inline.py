@@ -45,7 +45,7 @@ log = logging.getLogger("vidrelay.inline")
 
 def variant_keyboard(url: str, variant: str) -> Keyboard | None:
     """The audio comes with its source, like the full video."""
-    return None if variant == "no_source" else [[Button("🔗 Source", url=url)]]
+    return None if variant == "no_source" else [[Button(texts.SOURCE_BUTTON, url=url)]]
 
 
 class DownloadInline:

@@ -9,11 +9,11 @@ from core import texts
 from core.log_message.views import LogViews
 from core.requests.download import DownloadRequest
 from ports.errors import StoreError
-from ports.failed_jobs import FailedJobs
+from ports.queue_view import QueueView
 
 
 class Announcements:
-    def __init__(self, logs: LogViews, depth: FailedJobs, *, worker_slots: int) -> None:
+    def __init__(self, logs: LogViews, depth: QueueView, *, worker_slots: int) -> None:
         """`depth`: the queue's counts, for a waiting link's place in it."""
         self._logs = logs
         self._depth = depth

@@ -14,19 +14,19 @@ TOO_LARGE = "too_large"
 
 
 def bad_payload(error: ValueError) -> JobFailure:
-    return JobFailure(f"bad job payload: {error}", permanent=True)
+    return JobFailure(texts.BAD_PAYLOAD.format(error=error), permanent=True)
 
 
 def refused(why: str) -> JobFailure:
-    return JobFailure(f"refused: {why}", permanent=True, code="refused")
+    return JobFailure(texts.REFUSED.format(why=why), permanent=True, code="refused")
 
 
 def no_video() -> JobFailure:
-    return JobFailure("No video found at this link", permanent=True, code=FailureKind.NOT_A_VIDEO.value)
+    return JobFailure(texts.NO_VIDEO, permanent=True, code=FailureKind.NOT_A_VIDEO.value)
 
 
 def vanished() -> JobFailure:
-    return JobFailure("the downloaded file vanished before the upload")
+    return JobFailure(texts.VANISHED)
 
 
 def too_large(size: int) -> JobFailure:
@@ -48,7 +48,7 @@ def tool_failure(failure: ToolFailure) -> JobFailure:
 
 def api_failure(error: MessengerError) -> JobFailure:
     verdict = classify_telegram(error)
-    reason = f"Telegram refused the video: {error.description}"
+    reason = texts.TELEGRAM_REFUSED.format(description=error.description)
     if verdict is ApiVerdict.RETRY_AFTER:
         return JobFailure(reason, retry_after=error.retry_after or 1.0, code="flood")
     return JobFailure(reason, permanent=verdict is ApiVerdict.PERMANENT, code="telegram")

@@ -32,6 +32,6 @@ async def fan_out(
         await jobs.submit(DOWNLOAD_VIDEO, child.to_payload(), key=site_key(request.url), guard=guard)
     if len(entries) > MAX_ENTRIES:
         await replies.say(request, texts.MORE_THAN_TEN)
-    report.note(f"\n📦 {min(len(entries), MAX_ENTRIES)} videos found, sending each one.")
+    report.note(texts.fanned_out(min(len(entries), MAX_ENTRIES)))
     report.done()
     return Success(None)

@@ -1,4 +1,4 @@
-"""The operator's view and the per-user cap, in memory."""
+"""The operator's view of the queue, in memory."""
 
 from __future__ import annotations
 
@@ -7,12 +7,11 @@ from collections.abc import Sequence
 
 from adapters.memory.tables import MemoryTablesUser
 from adapters.sql.job_stats import stats_from_rows
-from ports.failed_jobs import FailedJobs
 from ports.jobs import FailedJob, Job, NewJob, QueueCounts, QueueStats
-from ports.quota import UserQuota
+from ports.queue_view import QueueView
 
 
-class MemoryFailedJobs(MemoryTablesUser, FailedJobs):
+class MemoryQueueView(MemoryTablesUser, QueueView):
     async def counts(self) -> QueueCounts:
         jobs = self._tables.jobs.values()
         running = sum(1 for j in jobs if j.claimed_by is not None)
@@ -74,8 +73,3 @@ def _job_row(job: Job, now: float) -> tuple[object, ...]:
 
 def _failed_row(row: FailedJob) -> tuple[object, ...]:
     return (row.name, 0, 0, 0, 0, 0, 1, None, row.failed_at)
-
-
-class MemoryUserQuota(MemoryTablesUser, UserQuota):
-    async def waiting_for_owner(self, owner_id: int) -> int:
-        return sum(1 for j in self._tables.jobs.values() if j.owner_id == owner_id)

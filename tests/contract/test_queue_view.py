@@ -1,4 +1,4 @@
-"""FailedJobs and UserQuota contract: the operator's listings, retries and purges, the per-user count."""
+"""QueueView and UserQuota contract: the operator's listings, retries and purges, the per-user count."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The operator's view and the per-user cap on SQLite."""
+"""The operator's view of the queue on SQLite."""
 
 from __future__ import annotations
 
@@ -8,13 +8,11 @@ from collections.abc import Sequence
 from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
 from adapters.sql.job_stats import stats_from_rows, stats_sql
 from adapters.sql.json_text import dump_json
-from adapters.sqlite.access import SqliteAccess
 from adapters.sqlite.jobs import insert_job
-from ports.failed_jobs import FailedJobs
+from adapters.sqlite.port_base import SqliteAccess
 from ports.jobs import FailedJob, Job, NewJob, QueueCounts, QueueStats
-from ports.quota import UserQuota
+from ports.queue_view import QueueView
 
-_COUNT_FOR_OWNER = "SELECT count(*) FROM jobs WHERE owner_id = ?"
 _LIST_JOBS = f"""
     SELECT {JOB_COLUMNS}
     FROM jobs ORDER BY id LIMIT ?
@@ -32,7 +30,7 @@ _FAILED_TO_RETRY_SOME = """
 """
 
 
-class SqliteFailedJobs(SqliteAccess, FailedJobs):
+class SqliteQueueView(SqliteAccess, QueueView):
     async def counts(self) -> QueueCounts:
         def work(c: sqlite3.Connection) -> QueueCounts:
             total, running = c.execute("SELECT count(*), count(claimed_by) FROM jobs").fetchone()
@@ -69,9 +67,3 @@ class SqliteFailedJobs(SqliteAccess, FailedJobs):
 
     async def purge_failed(self, failed_before: float | None = None, name: str | None = None) -> int:
         return await self._write(lambda c: c.execute(_PURGE, (failed_before, name)).rowcount)
-
-
-class SqliteUserQuota(SqliteAccess, UserQuota):
-    async def waiting_for_owner(self, owner_id: int) -> int:
-        count: int = await self._read(lambda c: c.execute(_COUNT_FOR_OWNER, (owner_id,)).fetchone()[0])
-        return count

@@ -1,16 +1,15 @@
-"""The operator's view and the per-user cap on PostgreSQL."""
+"""The operator's view of the queue on PostgreSQL."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adapters.postgres.access import PostgresAccess
+from adapters.postgres.database import PostgresAccess
 from adapters.postgres.notices import WorkNotifier
 from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
 from adapters.sql.job_stats import stats_from_rows, stats_sql
-from ports.failed_jobs import FailedJobs
 from ports.jobs import FailedJob, Job, QueueCounts, QueueStats
-from ports.quota import UserQuota
+from ports.queue_view import QueueView
 
 _COUNTS = """
     SELECT count(*), count(claimed_by), (SELECT count(*) FROM failed_jobs) FROM jobs
@@ -37,7 +36,7 @@ _RETRY_FAILED = """
 """
 
 
-class PostgresFailedJobs(PostgresAccess, FailedJobs):
+class PostgresQueueView(PostgresAccess, QueueView):
     _notifier: WorkNotifier
 
     async def counts(self) -> QueueCounts:
@@ -64,9 +63,3 @@ class PostgresFailedJobs(PostgresAccess, FailedJobs):
 
     async def purge_failed(self, failed_before: float | None = None, name: str | None = None) -> int:
         return await self._db.execute(_PURGE, failed_before, name)
-
-
-class PostgresUserQuota(PostgresAccess, UserQuota):
-    async def waiting_for_owner(self, owner_id: int) -> int:
-        count: int = await self._db.fetchval("SELECT count(*) FROM jobs WHERE owner_id = $1", owner_id)
-        return count

@@ -8,7 +8,7 @@ from typing import Protocol
 from ports.jobs import FailedJob, Job, QueueCounts, QueueStats
 
 
-class FailedJobs(Protocol):
+class QueueView(Protocol):
     async def counts(self) -> QueueCounts: ...
 
     async def stats(self, now: float) -> QueueStats:

@@ -15,7 +15,7 @@ from testkit.telegram.records import Journal
 from testkit.telegram.update_queue import UpdateQueue
 
 
-class World:
+class TelegramState:
     def __init__(
         self,
         bot: User,
