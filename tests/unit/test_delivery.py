@@ -9,7 +9,7 @@ import pytest
 from returns.result import Failure, Success
 
 from core.blob_names import blob_file_name
-from core.jobs.registry import Deferred, JobFailure, JobOutcome
+from core.jobs.outcome import Deferred, JobFailure, JobOutcome
 from core.work.delivery.destination import Destination
 from core.work.delivery.report import Report
 from core.work.delivery.video import Delivery

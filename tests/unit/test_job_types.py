@@ -6,7 +6,8 @@ from pathlib import Path
 
 from returns.result import Failure, Success
 
-from core.jobs.registry import JobContext, JobType
+from core.jobs.context import JobContext
+from core.jobs.registry import JobType
 from core.work.job_types import UPDATE_TIMEOUT_SECONDS, job_types
 from core.work.periodic import SWEEP_INTERVAL_SECONDS, Periodic
 from ports.jobs import Job, NewJob

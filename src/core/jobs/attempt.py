@@ -17,9 +17,11 @@ from typing import Any, TypeVar
 from returns.result import Failure
 
 from core import texts
+from core.jobs.context import JobContext
 from core.jobs.fields import log_fields
 from core.jobs.in_flight import HeldJob, LostLease
-from core.jobs.registry import JobContext, JobFailure, JobOutcome, JobType
+from core.jobs.outcome import JobFailure, JobOutcome
+from core.jobs.registry import JobType
 from core.jobs.tasks import finished_within
 from ports.clock import Clock
 from ports.errors import ShutdownAbort

@@ -15,7 +15,7 @@ from core import texts
 from core.jobs.backoff import Backoff
 from core.jobs.claims import Claims
 from core.jobs.fields import log_fields
-from core.jobs.registry import JobFailure
+from core.jobs.outcome import JobFailure
 from core.jobs.running import Attempts
 from core.jobs.settling import Settler
 from core.jobs.signals import Signal

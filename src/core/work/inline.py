@@ -14,7 +14,8 @@ import logging
 from returns.result import Failure, Success
 
 from core import texts
-from core.jobs.registry import DeadJob, JobContext, JobOutcome
+from core.jobs.context import DeadJob, JobContext
+from core.jobs.outcome import JobOutcome
 from core.requests.inline import AUDIO_VARIANT, InlineRequest
 from core.work.delivery.audio import AudioDelivery, audio_meta
 from core.work.delivery.destination import AudioDestination, Destination, Outgoing

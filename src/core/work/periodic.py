@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from returns.result import Failure, Success
 
-from core.jobs.registry import JobContext, JobFailure, JobOutcome
+from core.jobs.context import JobContext
+from core.jobs.outcome import JobFailure, JobOutcome
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
 from core.status import UpdateStatus

@@ -21,8 +21,10 @@ from returns.result import Success
 
 from adapters.postgres import PostgresStore
 from adapters.system.clock import SystemClock
+from core.jobs.context import JobContext
 from core.jobs.engine import Engine, EngineConfig
-from core.jobs.registry import JobContext, JobOutcome, JobRegistry, JobType
+from core.jobs.outcome import JobOutcome
+from core.jobs.registry import JobRegistry, JobType
 
 
 async def main(arguments: argparse.Namespace) -> int:

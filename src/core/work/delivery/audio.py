@@ -15,7 +15,7 @@ from pathlib import Path
 from returns.result import Failure, Result, Success
 
 from core.blob_names import blob_key
-from core.jobs.registry import Deferred, JobOutcome
+from core.jobs.outcome import Deferred, JobOutcome
 from core.media.blob_service import BlobService
 from core.media.sound import SoundFetcher, sound_of
 from core.media.thumbnails import Thumbnails

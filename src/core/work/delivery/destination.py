@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from core.jobs.registry import JobOutcome
+from core.jobs.outcome import JobOutcome
 from ports.blobs import BlobRecord
 from ports.messenger import (
     AudioFile,

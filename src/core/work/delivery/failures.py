@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core import texts
-from core.jobs.registry import JobFailure
+from core.jobs.outcome import JobFailure
 from core.telegram_errors import ApiVerdict, classify_telegram
 from core.ytdlp_errors import FailureKind, classify_ytdlp
 from ports.errors import ShutdownAbort

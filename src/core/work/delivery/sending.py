@@ -9,7 +9,7 @@ from typing import Protocol, TypeVar
 
 from returns.result import Failure, Result, Success
 
-from core.jobs.registry import Deferred, JobOutcome
+from core.jobs.outcome import Deferred, JobOutcome
 from core.media.blob_service import BlobService, Fetcher
 from core.telegram_errors import ApiVerdict, classify_telegram
 from core.work.delivery.destination import Delivered, TooLarge

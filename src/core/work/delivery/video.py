@@ -18,7 +18,7 @@ from pathlib import Path
 from returns.result import Failure, Result, Success
 
 from core.blob_names import blob_key
-from core.jobs.registry import Deferred, JobFailure, JobOutcome
+from core.jobs.outcome import Deferred, JobFailure, JobOutcome
 from core.media.blob_service import BlobService
 from core.media.fit import SizeLimits, SizeVerdict, verdict_before_download
 from core.media.info_cache import InfoService

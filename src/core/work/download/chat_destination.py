@@ -5,7 +5,7 @@ from __future__ import annotations
 from returns.result import Success
 
 from core import texts
-from core.jobs.registry import JobOutcome
+from core.jobs.outcome import JobOutcome
 from core.requests.download import DownloadRequest
 from core.trust.migrations import may_migrate
 from core.work.delivery.destination import AudioDestination, Destination, Outgoing

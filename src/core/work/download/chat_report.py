@@ -17,7 +17,8 @@ from __future__ import annotations
 from returns.result import Failure, Success
 
 from core import texts
-from core.jobs.registry import Deferred, JobContext, JobOutcome
+from core.jobs.context import JobContext
+from core.jobs.outcome import Deferred, JobOutcome
 from core.log_message.state import LogState
 from core.log_message.view import LogView
 from core.log_message.views import LogViews

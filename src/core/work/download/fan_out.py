@@ -5,7 +5,7 @@ from __future__ import annotations
 from returns.result import Success
 
 from core import texts
-from core.jobs.registry import JobOutcome
+from core.jobs.outcome import JobOutcome
 from core.jobs.submitter import JobSubmitter
 from core.requests.download import DownloadRequest
 from core.requests.job_names import DOWNLOAD_VIDEO

@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 from returns.result import Failure
 
-from core.jobs.registry import DeadJob, JobContext, JobOutcome, RetryNotice
+from core.jobs.context import DeadJob, JobContext, RetryNotice
+from core.jobs.outcome import JobOutcome
 from core.jobs.submitter import JobSubmitter
 from core.requests.download import DownloadRequest
 from core.work.delivery.audio import AudioDelivery

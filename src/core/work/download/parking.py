@@ -8,7 +8,7 @@ from collections.abc import Callable
 from returns.result import Failure, Success
 
 from core import texts
-from core.jobs.registry import JobOutcome
+from core.jobs.outcome import JobOutcome
 from core.requests.download import DownloadRequest
 from core.requests.job_names import DOWNLOAD_VIDEO
 from core.requests.prompt import CANCEL, CONFIRM

@@ -3,12 +3,9 @@ and at the end 💥 in a private chat, a reaction in a group ("not a video" stay
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Coroutine
-from typing import Any
-
 from core import texts
-from core.jobs.registry import DeadJob, RetryNotice
+from core.jobs.context import DeadJob, RetryNotice
+from core.jobs.tasks import first_of
 from core.log_message.views import LogViews
 from core.requests.download import DownloadRequest
 from core.work.download.chat_report import log_view
@@ -46,16 +43,8 @@ class RetryReporting:
             view = log_view(request, self._logs, dead.job.id)
             view.line(texts.failed(dead.reason))
             view.settle()
-            await self._within(LAST_WORD_WAIT_SECONDS, view.shown_all())
+            await first_of(view.shown_all(), self._clock.sleep(LAST_WORD_WAIT_SECONDS))
         elif code != FailureKind.NOT_A_VIDEO.value and not request.confirmed:
             await self._replies.react(request)
         elif request.confirmed:
             await self._replies.say(request, texts.failed(dead.reason).lstrip("\n"))
-
-    async def _within(self, seconds: float, waiting: Coroutine[Any, Any, None]) -> None:
-        tasks = [asyncio.ensure_future(waiting), asyncio.ensure_future(self._clock.sleep(seconds))]
-        try:
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in tasks:
-                task.cancel()
