@@ -1,10 +1,13 @@
-"""The periodic jobs: yt-dlp's self-update, the blob sweep, and the sweep of the other caches."""
+"""The periodic jobs: yt-dlp's self-update, the blob sweep, and the sweep of the other caches.
+
+Each is a job of its own with what it needs; the engine enqueues each at boot and then every
+interval (job_types.py), never a second while one waits or runs.
+"""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 
 from returns.result import Failure, Success
 
@@ -18,32 +21,33 @@ from ports.clock import Clock
 from ports.media import Updater
 
 log = logging.getLogger("vidrelay.jobs")
-Runner = Callable[[JobContext], Awaitable[JobOutcome]]
 
 HANDLED_URL_TTL_SECONDS = 7 * 24 * 3600.0
 SWEEP_INTERVAL_SECONDS = 3600.0
 
 
-@dataclass(frozen=True, slots=True)
-class Periodic:
-    updater: Updater | None
-    update_interval_seconds: float
-    on_updated: Callable[[], None]
-    """A new yt-dlp may have fixed a broken extractor: close the circuit breakers."""
-    blobs: BlobService
-    info: InfoService
-    handled: HandledUrls
-    expire_prompts: Callable[[], Awaitable[int]]
-    """Long-video prompts nobody answered lapse (`Confirmations.expire`); how many did."""
-    clock: Clock
-    update_status: UpdateStatus = field(default_factory=UpdateStatus)
+class UpdateYtDlp:
+    def __init__(
+        self,
+        *,
+        updater: Updater,
+        interval_seconds: float,
+        on_updated: Callable[[], None],
+        status: UpdateStatus,
+        clock: Clock,
+    ) -> None:
+        """`on_updated`: a new yt-dlp may have fixed a broken extractor (the circuit breakers
+        close); `status`: what /status and /metrics say about the updater."""
+        self.interval_seconds = interval_seconds
+        self._updater = updater
+        self._on_updated = on_updated
+        self._status = status
+        self._clock = clock
 
-
-def update_ytdlp(periodic: Periodic, updater: Updater) -> Runner:
-    async def run(context: JobContext) -> JobOutcome:
-        outcome = await updater.update()
-        status = periodic.update_status
-        status.checked_at, status.error = periodic.clock.now(), outcome.error
+    async def run(self, context: JobContext) -> JobOutcome:
+        outcome = await self._updater.update()
+        status = self._status
+        status.checked_at, status.error = self._clock.now(), outcome.error
         status.version = outcome.version_after or outcome.version_before
         status.outcomes[_outcome(outcome.error, outcome.changed)] += 1
         if outcome.error:
@@ -52,10 +56,8 @@ def update_ytdlp(periodic: Periodic, updater: Updater) -> Runner:
             )
         if outcome.changed:
             log.warning("yt-dlp updated %s → %s", outcome.version_before, outcome.version_after)
-            periodic.on_updated()
+            self._on_updated()
         return Success(None)
-
-    return run
 
 
 def _outcome(error: str | None, changed: bool) -> str:
@@ -64,21 +66,34 @@ def _outcome(error: str | None, changed: bool) -> str:
     return "updated" if changed else "unchanged"
 
 
-def sweep_blobs(periodic: Periodic) -> Runner:
-    async def run(context: JobContext) -> JobOutcome:
-        report = await periodic.blobs.sweep()
+class SweepBlobs:
+    def __init__(self, blobs: BlobService) -> None:
+        self._blobs = blobs
+
+    async def run(self, context: JobContext) -> JobOutcome:
+        report = await self._blobs.sweep()
         log.info("blob sweep: %s", report)
         return Success(None)
 
-    return run
 
+class SweepCaches:
+    def __init__(
+        self,
+        *,
+        info: InfoService,
+        handled: HandledUrls,
+        expire_prompts: Callable[[], Awaitable[int]],
+        clock: Clock,
+    ) -> None:
+        """`expire_prompts`: long-video prompts nobody answered lapse (`Confirmations.expire`)."""
+        self._info = info
+        self._handled = handled
+        self._expire_prompts = expire_prompts
+        self._clock = clock
 
-def sweep_caches(periodic: Periodic) -> Runner:
-    async def run(context: JobContext) -> JobOutcome:
-        info = await periodic.info.sweep()
-        handled = await periodic.handled.sweep_handled(periodic.clock.now() - HANDLED_URL_TTL_SECONDS)
-        expired = await periodic.expire_prompts()
+    async def run(self, context: JobContext) -> JobOutcome:
+        info = await self._info.sweep()
+        handled = await self._handled.sweep_handled(self._clock.now() - HANDLED_URL_TTL_SECONDS)
+        expired = await self._expire_prompts()
         log.info("cache sweep: info=%d handled_urls=%d expired_prompts=%d", info, handled, expired)
         return Success(None)
-
-    return run

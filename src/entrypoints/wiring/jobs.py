@@ -39,7 +39,7 @@ from core.work.download.replies import Replies
 from core.work.download.retries import RetryReporting
 from core.work.inline import DownloadInline
 from core.work.job_types import job_types
-from core.work.periodic import Periodic
+from core.work.periodic import SweepBlobs, SweepCaches, UpdateYtDlp
 from entrypoints.node import worker_id
 from entrypoints.wiring.adapters import Adapters
 
@@ -165,20 +165,28 @@ class Jobs(Adapters):
         Confirmations, pending=store, clock=clock, wake=work_arrived.provided.fire, buttons=buttons
     )
     update_status = providers.Singleton(UpdateStatus)
-    periodic = providers.Singleton(
-        Periodic,
-        updater=updater,
-        update_interval_seconds=settings.provided.ytdlp_update_interval_seconds,
-        on_updated=providers.Singleton(ReopenSites, breakers, work_arrived.provided.fire),
-        blobs=blobs,
-        info=info,
-        handled=store,
-        expire_prompts=confirmations.provided.expire,
-        clock=clock,
-        update_status=update_status,
+    update_ytdlp = providers.Selector(
+        settings.provided.ytdlp_updates,
+        on=providers.Singleton(
+            UpdateYtDlp,
+            updater=updater,
+            interval_seconds=settings.provided.ytdlp_update_interval_seconds,
+            on_updated=providers.Singleton(ReopenSites, breakers, work_arrived.provided.fire),
+            status=update_status,
+            clock=clock,
+        ),
+        off=providers.Object(None),
     )
     jobs = providers.Singleton(
-        job_types, download, download_inline, periodic, settings.provided.attempt_timeout_seconds
+        job_types,
+        download=download,
+        inline=download_inline,
+        update=update_ytdlp,
+        sweep_blobs=providers.Singleton(SweepBlobs, blobs),
+        sweep_caches=providers.Singleton(
+            SweepCaches, info=info, handled=store, expire_prompts=confirmations.provided.expire, clock=clock
+        ),
+        download_timeout=settings.provided.attempt_timeout_seconds,
     )
     # The job engine, over the job list above: a job that enqueues others does it through the
     # engine's JobSubmitter in its context, so nothing here waits for the engine to exist. SQLite
