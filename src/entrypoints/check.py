@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from adapters.process.exit import Exit
 from adapters.telegram.account import token_problem
+from entrypoints.data_folder import data_folder_problem
 from entrypoints.preflight import missing_tools
 from entrypoints.settings import Settings
 from entrypoints.wiring.checks import Checks
@@ -57,6 +58,8 @@ async def _settings(settings: Settings, _: Checks) -> CheckResult:
 
 
 async def _store(settings: Settings, _: Checks) -> CheckResult:
+    if (problem := data_folder_problem(settings.data_dir)) is not None:
+        return CheckResult("store", False, problem)
     try:
         async with open_store(settings) as opened:
             counts = await opened.store.counts()
