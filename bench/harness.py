@@ -145,7 +145,10 @@ async def alive(ended: Awaitable[object], what: str) -> AsyncIterator[None]:
     exit_codes: list[object] = []
 
     async def watch() -> None:
-        exit_codes.append(await ended)
+        try:
+            exit_codes.append(await ended)
+        except Exception:  # the wait itself failed (its own timeout): no news of a death
+            return
         task.cancel()
 
     watcher = asyncio.ensure_future(watch())

@@ -262,10 +262,11 @@ async def setup_vidrelay(args: argparse.Namespace) -> Side:
         executed[0] += 1
         return Success(None)
 
-    store = await PostgresStore.open(args.dsn, node=f"bench-{os.getpid()}", pool_size=_POOL)
+    clock = SystemClock()
+    store = await PostgresStore.open(args.dsn, node=f"bench-{os.getpid()}", pool_size=_POOL, clock=clock)
     registry = JobRegistry([JobType("noop", noop, timeout_seconds=60.0)])
     config = EngineConfig(concurrency=args.concurrency, sole_instance=False)
-    engine = Engine(store, SystemClock(), registry, config, random.random, worker_id=uuid.uuid4().hex)
+    engine = Engine(store, clock, registry, config, random.random, worker_id=uuid.uuid4().hex)
 
     async def start() -> None:
         if args.consume:
