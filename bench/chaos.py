@@ -1,8 +1,8 @@
 """The five chaos cells of the public PostgreSQL job queue benchmark, run natively here: vidrelay
 beside procrastinate and pgqueuer, each under its documented reconnect behaviour.
 
-    python bench/chaos.py [--scale 1.0] [--rate 100] [--cells ...] [--systems ...]
-    python bench/chaos.py --quick      # tiny sizes, a few seconds a cell: that it runs, not figures
+    python bench/chaos.py [--scale 1.0] [--rate 100] [--cells ...] [--systems ...]   # about an hour
+    python bench/chaos.py --quick      # vidrelay through every cell at 1/100 of the durations
 
 The method is hardbyte/postgresql-job-queue-benchmarking's docs/method.md and its scenario
 list (bench_harness/phases.py): two consumer replicas and a producer at a fixed rate (paced on
@@ -25,8 +25,9 @@ Measured per cell and system, from what the processes wrote (chaos_report.py): j
 minute to drain), run twice, the time from each fault's end until every job acknowledged before
 it had run (for a SIGKILL: from the kill), the recovery phase's completion rate against the
 baseline's (recovered: nothing lost and ≥ 90 %, the method's threshold), and pickup latency
-p50/p99 before (baseline) and after (recovery). The last lines are machine-read:
-`chaos: SYSTEM lost=… dup=… recovered=k/5 …`, one per system.
+p50/p99 before (baseline) and after (recovery). A table of every cell, then a line per system,
+`chaos SYSTEM: lost=… dup=… recovered=k/5 …`, then the figures line (bench/harness.py):
+`chaos: vidrelay_lost=… vidrelay_dup=… vidrelay_recovered=k/5 … <peer>_…`.
 """
 
 from __future__ import annotations
@@ -44,16 +45,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness
 from chaos_report import HEADER, Outcome, Phases, outcome, summary
-from chaos_systems import SYSTEMS
+from chaos_systems import SYSTEMS, add_child_arguments, run_child
 
 CELLS = ("crash_recovery", "postgres_restart", "repeated_kills", "pg_backend_kill", "pool_exhaustion")
 WARMUP, BASELINE, RECOVERY, DRAIN = 30.0, 60.0, 60.0, 60.0
 CHAOS = {"crash_recovery": 120.0, "repeated_kills": 120.0}
 CHAOS_DEFAULT, KILL_PERIOD, IDLE_CONNECTIONS, KILLS_PER_SECOND = 60.0, 20.0, 300, 2.0
 REPLICAS = 2
-_CHILD = Path(__file__).with_name("chaos_systems.py")
+_SCRIPT = Path(__file__).resolve()
 _SRC = Path(__file__).resolve().parents[1] / "src"
 _KILL_BACKENDS = """
     SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
@@ -61,23 +62,13 @@ _KILL_BACKENDS = """
 """
 
 
-def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--scale", type=float, default=1.0, help="multiplies every phase's duration")
-    parser.add_argument("--rate", type=float, default=100.0, help="jobs a second the producer offers")
-    parser.add_argument("--concurrency", type=int, default=8, help="jobs at once per consumer replica")
-    parser.add_argument("--cells", default=",".join(CELLS))
-    parser.add_argument("--systems", default=None, help=f"default {','.join(SYSTEMS)} (--quick: vidrelay)")
-    parser.add_argument(
-        "--quick", action="store_true", help="every cell in a few seconds, vidrelay only: that it runs"
-    )
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.scale, args.rate = min(args.scale, 0.03), min(args.rate, 20.0)
-    args.systems = args.systems or ("vidrelay" if args.quick else ",".join(SYSTEMS))
-    return args
+bench = harness.Bench("chaos", __doc__)
+bench.size("--scale", 1.0, quick=0.01, help="multiplies every phase's duration")
+bench.size("--rate", 100.0, quick=20.0, help="jobs a second the producer offers")
+bench.size("--concurrency", 8, quick=4, help="jobs at once per consumer replica")
+bench.size("--systems", ",".join(SYSTEMS), quick="vidrelay", help="systems, side by side in each cell")
+bench.parser.add_argument("--cells", default=",".join(CELLS))
+add_child_arguments(bench.parser)
 
 
 @dataclass
@@ -94,7 +85,7 @@ class Run:
     started = 0
 
     async def spawn(self, role: str, out: Path) -> asyncio.subprocess.Process:
-        argv = [sys.executable, str(_CHILD), "--system", self.system, "--role", role, "--dsn", self.dsn]
+        argv = [sys.executable, str(_SCRIPT), "--child", self.system, "--role", role, "--dsn", self.dsn]
         argv += [
             "--out",
             str(out),
@@ -156,9 +147,10 @@ async def crash_recovery(run: Run, server: Any, seconds: float) -> list[float]:
 
 
 async def repeated_kills(run: Run, server: Any, seconds: float) -> list[float]:
+    """A kill every period while the phase lasts, and at least one (a --quick phase is short)."""
     ends, until = [], time.time() + seconds
-    period = max(KILL_PERIOD * run.args.scale, 2.0)
-    while time.time() + period < until:
+    period = max(KILL_PERIOD * run.args.scale, 1.0)
+    while not ends or time.time() + period < until:
         await asyncio.sleep(period)
         await run.kill(0)
         ends.append(time.time())
@@ -235,7 +227,7 @@ async def run_cell(server: Any, cell: str, system: str, args: argparse.Namespace
     await asyncio.sleep(RECOVERY * scale)
     ended = time.time()
     await run.stop(run.producer)
-    await _drain(folder, DRAIN if not args.quick else 20.0)
+    await _drain(folder, DRAIN if not bench.quick else 20.0)
     for process in run.consumers:
         await run.stop(process)
     phases = Phases(warmup, baseline, chaos, recovery, ended)
@@ -267,40 +259,38 @@ async def _fresh_database(server: Any, name: str) -> str:
     return server.dsn(name)
 
 
-async def bench(args: argparse.Namespace) -> list[Outcome]:
+async def measure(args: argparse.Namespace) -> None:
     from testkit.postgres import DURABLE, throwaway_postgres
 
     cells = [c for c in args.cells.split(",") if c]
     systems = [s for s in args.systems.split(",") if s]
     settings = {**DURABLE, "max_connections": str(IDLE_CONNECTIONS + 150)}
     outcomes = []
-    with (
-        throwaway_postgres(settings) as server,
-        tempfile.TemporaryDirectory(prefix="vidrelay-chaos-") as root,
-    ):
-        print(
-            f"# scale {args.scale}, {args.rate:g} jobs/s offered, {REPLICAS} replicas x {args.concurrency},"
-            f" PostgreSQL {server.how}, {os.cpu_count()} CPU(s)",
-            flush=True,
-        )
+    folder = tempfile.TemporaryDirectory(prefix="vidrelay-chaos-")
+    with throwaway_postgres(settings) as server, folder as root:
+        facts = await harness.postgres_facts(server.dsn())
+        bench.setup(libraries=("asyncpg", "procrastinate", "pgqueuer"), replicas=REPLICAS, **facts)
         for cell in cells:
             for system in systems:
                 found = await run_cell(server, cell, system, args, Path(root))
                 print(f"#   {found.row()}", flush=True)
                 outcomes.append(found)
-    return outcomes
-
-
-def main() -> int:
-    args = parse(sys.argv[1:])
-    outcomes = asyncio.run(bench(args))
     print(HEADER)
     for found in outcomes:
         print(found.row())
-    for system in [s for s in args.systems.split(",") if s]:
-        print(summary(outcomes, system))
-    return 0
+    figures: dict[str, object] = {}
+    for system in systems:
+        line, values = summary(outcomes, system)
+        print(line)
+        figures.update({f"{system}_{key}": value for key, value in values.items()})
+    for found in outcomes:
+        bench.expect(found.produced > 0, f"{found.system} produced nothing in {found.cell}")
+    bench.figures(**figures)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    arguments = bench.parse()
+    if arguments.child:
+        asyncio.run(run_child(arguments))
+    else:
+        bench.run(measure, arguments)

@@ -127,28 +127,35 @@ def _latency(first: dict[int, tuple[float, float]], start: float, end: float) ->
     waits = sorted(
         (started - enqueued) * 1000 for enqueued, started in first.values() if start <= enqueued < end
     )
-    if not waits:
-        return (0.0, 0.0)
-    return (statistics.median(waits), waits[min(len(waits) - 1, int(len(waits) * 0.99))])
+    return (statistics.median(waits), _p99(waits)) if waits else (0.0, 0.0)
 
 
-def summary(outcomes: list[Outcome], system: str) -> str:
-    """The machine-read line: `chaos: SYSTEM lost=… dup=… recovered=k/n …`."""
+def _p99(values: list[float]) -> float:
+    return values[min(len(values) - 1, int(len(values) * 0.99))]
+
+
+def summary(outcomes: list[Outcome], system: str) -> tuple[str, dict[str, object]]:
+    """A system's line, `chaos SYSTEM: lost=… dup=… recovered=k/n …`, and its figures."""
     mine = [o for o in outcomes if o.system == system]
     kills = [r for o in mine if o.cell in ("crash_recovery", "repeated_kills") for r in o.recoveries]
     known = sorted(r for r in kills if r is not None)
-    p99 = (
-        "never"
-        if len(known) < len(kills) or not known
-        else f"{known[min(len(known) - 1, int(len(known) * 0.99))]:.1f}s"
-    )
     by_cell: dict[str, bool] = defaultdict(bool)
     for o in mine:
         by_cell[o.cell] = o.recovered
-    return (
-        f"chaos: {system} lost={sum(o.lost for o in mine)} dup={sum(o.dup for o in mine)}"
-        f" recovered={sum(by_cell.values())}/{len(by_cell)}"
-        f" redelivered={sum(o.redelivered for o in mine)} reenqueued={sum(o.reenqueued for o in mine)}"
-        f" sigkill_recovery_p99={p99}"
-        f" failed_cells={','.join(c for c, ok in by_cell.items() if not ok) or '-'}"
-    )
+    values: dict[str, object] = {
+        "lost": sum(o.lost for o in mine),
+        "dup": sum(o.dup for o in mine),
+        "recovered": f"{sum(by_cell.values())}/{len(by_cell)}",
+        "redelivered": sum(o.redelivered for o in mine),
+        "reenqueued": sum(o.reenqueued for o in mine),
+        "sigkill_recovery_p99_s": _p99_text(known, len(kills)),
+        "failed_cells": ",".join(c for c, ok in by_cell.items() if not ok) or "-",
+    }
+    return f"chaos {system}: " + " ".join(f"{k}={v}" for k, v in values.items()), values
+
+
+def _p99_text(known: list[float], faults: int) -> str:
+    """The p99 of the recoveries, "never" when one never happened, "-" without any fault."""
+    if len(known) < faults:
+        return "never"
+    return f"{_p99(known):.1f}" if known else "-"

@@ -1,6 +1,5 @@
-"""The processes bench/chaos.py runs for each system: one producer and the consumer replicas.
-
-    python bench/chaos_systems.py --system vidrelay --role consumer --dsn DSN --out FILE
+"""The processes bench/chaos.py runs for each system: one producer and the consumer replicas,
+started as `python bench/chaos.py --child SYSTEM --role consumer|producer --dsn DSN --out FILE`.
 
 A consumer runs the system's own worker, each job a 1 ms no-op (the method's JOB_WORK_MS) that
 appends "n enqueued_at started_at pid" to FILE with one unbuffered write when it ends, so a line
@@ -39,22 +38,19 @@ WORK_SECONDS = 0.001
 RETRY_SECONDS = 0.2
 
 
-def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--system", choices=SYSTEMS, required=True)
-    parser.add_argument("--role", choices=("producer", "consumer"), required=True)
-    parser.add_argument("--dsn", required=True)
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--rate", type=float, default=100.0)
-    parser.add_argument("--concurrency", type=int, default=8)
-    return parser.parse_args(argv)
+def add_child_arguments(parser: argparse.ArgumentParser) -> None:
+    """What a child is told, beside the bench's own --rate and --concurrency (not for users)."""
+    parser.add_argument("--child", choices=SYSTEMS, help=argparse.SUPPRESS)
+    parser.add_argument("--role", choices=("producer", "consumer"), help=argparse.SUPPRESS)
+    parser.add_argument("--dsn", help=argparse.SUPPRESS)
+    parser.add_argument("--out", help=argparse.SUPPRESS)
 
 
-async def main(args: argparse.Namespace) -> None:
+async def run_child(args: argparse.Namespace) -> None:
     stop = asyncio.Event()
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     out = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    system = SETUPS[args.system]
+    system = SETUPS[args.child]
     if args.role == "consumer":
         await system.consume(args, _ran(out), stop)
     else:
@@ -114,9 +110,10 @@ class System:
 
 async def vidrelay_producer(args: argparse.Namespace) -> Callable[[int, float], Awaitable[None]]:
     from adapters.postgres import PostgresStore
+    from adapters.system.clock import SystemClock
     from ports.jobs import HandledUrlGuard, NewJob
 
-    store = await PostgresStore.open(args.dsn, node=f"producer-{os.getpid()}")
+    store = await PostgresStore.open(args.dsn, node=f"producer-{os.getpid()}", clock=SystemClock())
 
     async def enqueue(n: int, at: float) -> None:
         job = NewJob("noop", {"n": n, "at": at}, max_attempts=100)
@@ -145,7 +142,7 @@ async def vidrelay_consume(
         await _work(ran, int(context.payload["n"]), float(context.payload["at"]))
         return Success(None)
 
-    store = await PostgresStore.open(args.dsn, node=f"consumer-{os.getpid()}")
+    store = await PostgresStore.open(args.dsn, node=f"consumer-{os.getpid()}", clock=SystemClock())
     registry = JobRegistry([JobType("noop", noop, timeout_seconds=60.0, max_attempts=100)])
     config = EngineConfig(concurrency=args.concurrency, sole_instance=False)
     engine = Engine(store, SystemClock(), registry, config, random.random, worker_id=uuid.uuid4().hex)
@@ -287,6 +284,3 @@ SETUPS = {
     "procrastinate": _system(procrastinate_producer, procrastinate_consume),
     "pgqueuer": _system(pgqueuer_producer, pgqueuer_consume),
 }
-
-if __name__ == "__main__":
-    asyncio.run(main(parse(sys.argv[1:])))

@@ -26,6 +26,7 @@ import pytest
 from adapters.memory.store import MemoryStore
 from adapters.postgres import PostgresStore
 from adapters.sqlite import SqliteStore
+from adapters.system.clock import SystemClock
 from ports.store import Store
 from tests.support.store_clock import PostgresClock, SqliteClock, Synced
 
@@ -88,7 +89,7 @@ async def postgres_kit(pg_migrated_dsn: str) -> AsyncIterator[StoreKit]:
     pg_dsn = pg_migrated_dsn
     clock = PostgresClock(pg_dsn)
     await clock.set(NOW)
-    store = await PostgresStore.open(pg_dsn, node="contract-node")
+    store = await PostgresStore.open(pg_dsn, node="contract-node", clock=SystemClock())
 
     async def from_another_connection(sql: str, *parameters: object) -> None:
         other = await asyncpg.connect(pg_dsn)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from entrypoints.settings import SettingsError, load_settings
-from entrypoints.stores import postgres_limits
+from entrypoints.wiring.stores import postgres_limits
 
 VIDRELAY = Path(sys.executable).with_name("vidrelay")
 

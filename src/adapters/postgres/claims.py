@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.postgres.access import Database, finish
+from adapters.postgres.database import Database, finish
 from adapters.postgres.presence import Presence
 from adapters.sql.job_rows import job_from_row
 from ports.errors import StoreError

@@ -22,8 +22,8 @@ from typing import Final
 
 import asyncpg
 
-from adapters.postgres.access import Database, finish
 from adapters.postgres.connection import APPLICATION_NAME, connect
+from adapters.postgres.database import Database, finish
 from adapters.postgres.errors import DRIVER_ERRORS, as_store_errors
 from adapters.postgres.limits import DEFAULT_LIMITS, SessionLimits
 from ports.clock import Clock

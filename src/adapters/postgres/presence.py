@@ -19,7 +19,7 @@ import logging
 from collections.abc import Iterable
 from typing import Final
 
-from adapters.postgres.access import Database
+from adapters.postgres.database import Database
 from ports.errors import StoreError
 
 log = logging.getLogger("vidrelay.postgres")

@@ -15,24 +15,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Final
 
-from adapters.postgres.access import Database
 from adapters.postgres.blobs import PostgresBlobIndex
 from adapters.postgres.caches import PostgresHandledUrls, PostgresInfoCache
 from adapters.postgres.chat_settings import PostgresChatSettings
 from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.connection import APPLICATION_NAME, KeptAliveConnection, connect, open_pool
+from adapters.postgres.database import Database
 from adapters.postgres.driver import check_driver
 from adapters.postgres.dsn import masked
 from adapters.postgres.errors import as_store_errors
-from adapters.postgres.failed_jobs import PostgresFailedJobs, PostgresUserQuota
 from adapters.postgres.jobs import PostgresJobQueue
 from adapters.postgres.limits import DEFAULT_LIMITS, SessionLimits
 from adapters.postgres.notices import WorkListener, WorkNotifier
 from adapters.postgres.pending import PostgresPending
 from adapters.postgres.presence import GRACE_SECONDS, Presence
+from adapters.postgres.queue_view import PostgresQueueView
+from adapters.postgres.quota import PostgresUserQuota
 from adapters.postgres.schema import MIGRATIONS, Migration, migrate
 from adapters.postgres.secrets import PostgresInstallSecrets
-from adapters.system.clock import SystemClock
 from ports.clock import Clock
 from ports.notices import WorkNotices
 from ports.store import Store
@@ -47,7 +47,7 @@ MIGRATION_SECONDS: Final = 600.0
 
 class PostgresStore(
     PostgresJobQueue,
-    PostgresFailedJobs,
+    PostgresQueueView,
     PostgresUserQuota,
     PostgresPending,
     PostgresBlobIndex,
@@ -78,7 +78,7 @@ class PostgresStore(
         *,
         node: str,
         pool_size: int = DEFAULT_POOL_SIZE,
-        clock: Clock | None = None,
+        clock: Clock,
         migrations: Sequence[Migration] = MIGRATIONS,
         limits: SessionLimits = DEFAULT_LIMITS,
         connection_class: type[KeptAliveConnection] = KeptAliveConnection,
@@ -106,7 +106,7 @@ class PostgresStore(
         except BaseException:
             pool.terminate()
             raise
-        listener = WorkListener(dsn, clock or SystemClock(), token, limits=limits, application_name=session)
+        listener = WorkListener(dsn, clock, token, limits=limits, application_name=session)
         presence = Presence(session, presence_grace_seconds)
         return cls(Database(pool, limits), Database(claims_pool, limits), node, listener, presence)
 

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from aiogram import Bot, Dispatcher
 
-from entrypoints.bot.health import Liveness
+from entrypoints.monitoring.health import Liveness
 
 log = logging.getLogger("vidrelay.run")
 EXIT_OK, EXIT_FATAL = 0, 1

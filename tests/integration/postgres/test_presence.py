@@ -12,6 +12,7 @@ import pytest
 
 from adapters.postgres import PostgresStore
 from adapters.postgres.limits import SessionLimits
+from adapters.system.clock import SystemClock
 from ports.jobs import Job, NewJob
 from testkit.postgres import PostgresServer
 from testkit.tcp_proxy import TcpProxy
@@ -26,7 +27,9 @@ QUICK_TO_CONNECT = SessionLimits(connect_seconds=1.0)
 @pytest.fixture
 async def other(pg_migrated_dsn: str) -> AsyncIterator[PostgresStore]:
     """The surviving worker process's store (its own session), that takes back what the dead left."""
-    store = await PostgresStore.open(pg_migrated_dsn, node="survivor", presence_grace_seconds=1.0)
+    store = await PostgresStore.open(
+        pg_migrated_dsn, node="survivor", presence_grace_seconds=1.0, clock=SystemClock()
+    )
     yield store
     await store.close()
 
@@ -65,7 +68,7 @@ async def claimed_in_time(store: PostgresStore, worker: str) -> Job:
 async def test_the_rows_of_a_process_whose_sessions_ended_come_back_long_before_their_leases(
     pg_migrated_dsn: str, other: PostgresStore
 ) -> None:
-    dying = await PostgresStore.open(pg_migrated_dsn, node="dying")
+    dying = await PostgresStore.open(pg_migrated_dsn, node="dying", clock=SystemClock())
     ids = [await dying.enqueue(NewJob("noop", {"n": n}, 3), NOW) for n in range(2)]
     held = [await dying.claim("dying-worker", NOW, LEASE) for _ in ids]
     assert [job.id for job in held if job is not None] == ids
@@ -83,10 +86,12 @@ async def test_the_rows_of_a_process_whose_sessions_ended_come_back_long_before_
 async def test_a_process_that_reconnects_within_the_grace_keeps_its_rows(
     pg_migrated_dsn: str, postgres_server: PostgresServer
 ) -> None:
-    survivor = await PostgresStore.open(pg_migrated_dsn, node="survivor", presence_grace_seconds=20.0)
+    survivor = await PostgresStore.open(
+        pg_migrated_dsn, node="survivor", presence_grace_seconds=20.0, clock=SystemClock()
+    )
     async with TcpProxy(postgres_server.host, postgres_server.port) as proxy:
         through = proxy.dsn_through(pg_migrated_dsn, postgres_server.port)
-        alive = await PostgresStore.open(through, node="alive", limits=QUICK_TO_CONNECT)
+        alive = await PostgresStore.open(through, node="alive", limits=QUICK_TO_CONNECT, clock=SystemClock())
         try:
             alive.on_work(lambda: None)  # its listener reconnects by itself, as a worker's does
             job_id = await alive.enqueue(NewJob("noop", {}, 3), NOW)

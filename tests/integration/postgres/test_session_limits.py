@@ -60,7 +60,7 @@ async def test_our_end_of_a_connection_probes_an_idle_server(pg_dsn: str) -> Non
 
 
 async def test_a_statement_past_its_timeout_fails_and_the_store_goes_on(pg_migrated_dsn: str) -> None:
-    store = await PostgresStore.open(pg_migrated_dsn, node="n", limits=SHORT)
+    store = await PostgresStore.open(pg_migrated_dsn, node="n", limits=SHORT, clock=SystemClock())
     other = await asyncpg.connect(pg_migrated_dsn)
     try:
         locking = other.transaction()
@@ -93,7 +93,7 @@ async def test_shutting_down_over_a_silent_network_ends_within_its_bound(
 ) -> None:
     async with TcpProxy(postgres_server.host, postgres_server.port) as proxy:
         dsn = proxy.dsn_through(pg_migrated_dsn, postgres_server.port)
-        store = await PostgresStore.open(dsn, node="n", limits=SHORT)
+        store = await PostgresStore.open(dsn, node="n", limits=SHORT, clock=SystemClock())
         lock = await IngestLock.take(dsn, SHORT, clock=SystemClock())
         store.on_work(lambda: None)  # its listening connection too
         await store.enqueue(NewJob("noop", {}, 3), NOW)

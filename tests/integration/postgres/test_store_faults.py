@@ -27,7 +27,7 @@ from adapters.postgres.connection import KeptAliveConnection
 from adapters.postgres.limits import SessionLimits
 from adapters.system.clock import SystemClock
 from core.jobs.registry import JobContext, JobOutcome, JobType
-from entrypoints.bot.metrics import metrics_app
+from entrypoints.monitoring.metrics import metrics_app
 from ports.errors import StoreError
 from ports.jobs import NewJob
 from testkit.postgres import PostgresServer
@@ -69,7 +69,7 @@ async def within(awaitable: Any) -> Any:
 async def test_an_internal_client_error_fails_the_claims_waiting_and_the_next_claims_work(
     pg_migrated_dsn: str, stuck: type[Stuck]
 ) -> None:
-    store = await PostgresStore.open(pg_migrated_dsn, node="n", connection_class=stuck)
+    store = await PostgresStore.open(pg_migrated_dsn, node="n", connection_class=stuck, clock=SystemClock())
     try:
         job_id = await store.enqueue(NewJob("noop", {}, 3), NOW)
         stuck.failing = True
@@ -94,7 +94,7 @@ async def test_a_silent_network_fails_every_call_within_its_bound_and_the_store_
 ) -> None:
     async with TcpProxy(postgres_server.host, postgres_server.port) as proxy:
         dsn = proxy.dsn_through(pg_migrated_dsn, postgres_server.port)
-        store = await PostgresStore.open(dsn, node="n", limits=SHORT)
+        store = await PostgresStore.open(dsn, node="n", limits=SHORT, clock=SystemClock())
         try:
             await store.enqueue(NewJob("noop", {}, 3), NOW)
             job = await store.claim("w", NOW, LEASE)
@@ -174,7 +174,9 @@ async def test_while_the_store_is_stuck_healthz_is_503_and_after_it_every_job_co
 ) -> None:
     async with TcpProxy(postgres_server.host, postgres_server.port) as proxy:
         dsn = proxy.dsn_through(pg_migrated_dsn, postgres_server.port)
-        store = await PostgresStore.open(dsn, node="n", limits=SHORT, connection_class=stuck)
+        store = await PostgresStore.open(
+            dsn, node="n", limits=SHORT, connection_class=stuck, clock=SystemClock()
+        )
         ran: Counter[int] = Counter()
         try:
             async with served(store, tmp_path, ran) as client:
