@@ -5,8 +5,9 @@ A consumer runs the system's own worker, each job a 1 ms no-op (the method's JOB
 appends "n enqueued_at started_at pid" to FILE with one unbuffered write when it ends, so a line
 survives a SIGKILL right after it. A producer enqueues `--rate` jobs a second, paced on real
 elapsed time (the method's normative pacing), each payload carrying its number and its enqueue
-time, and appends "n acked_at retried" to FILE once the system acknowledged it; an enqueue that
-fails is tried again until it lands (`retried` 1: an earlier try may have landed unseen). Both
+time, up to IN_FLIGHT enqueues at once, and appends "n acked_at retried" to FILE once the system
+acknowledged it; an enqueue that fails is tried again until it lands (`retried` 1: an earlier
+try may have landed unseen). Both
 print "ready" and run until SIGTERM. Each system runs as its documentation says to run it
 through faults:
 - vidrelay: the PostgreSQL store and engine at their defaults (30 s lease, sessions probed);
@@ -36,6 +37,9 @@ from typing import Any
 SYSTEMS = ("vidrelay", "procrastinate", "pgqueuer")
 WORK_SECONDS = 0.001
 RETRY_SECONDS = 0.2
+IN_FLIGHT = 16
+"""Enqueues waiting for their answer at once, at most: the offered rate holds whatever one
+enqueue costs a system, and a store that is down holds the producer back."""
 
 
 def add_child_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,30 +70,47 @@ def _ran(out: int) -> Callable[[int, float, float], None]:
     return ran
 
 
-async def produce(
-    args: argparse.Namespace, enqueue: Callable[[int, float], Awaitable[None]], out: int, stop: asyncio.Event
-) -> None:
+Enqueue = Callable[[int, float], Awaitable[None]]
+Ran = Callable[[int, float, float], None]
+
+
+async def produce(args: argparse.Namespace, enqueue: Enqueue, out: int, stop: asyncio.Event) -> None:
+    """`--rate` enqueues a second, up to IN_FLIGHT at once (one call each waits for the store, as
+    a handler's does), each tried again until it lands; the pace is credited on real time."""
     print("ready", flush=True)
-    credit, n, last = 0.0, 0, time.monotonic()
-    while not stop.is_set():
-        now = time.monotonic()
-        credit += args.rate * (now - last)
-        last = now
-        while credit >= 1 and not stop.is_set():
-            credit -= 1
-            retried = 0
+    slots = asyncio.Semaphore(IN_FLIGHT)
+    running: set[asyncio.Task[None]] = set()
+
+    async def one(n: int) -> None:
+        retried = 0
+        try:
             while not stop.is_set():
                 try:
                     await enqueue(n, time.time())
-                    break
-                except Exception:
+                except Exception:  # the system says no for now: try again, as a producer would
                     retried = 1
                     await asyncio.sleep(RETRY_SECONDS)
-            else:
+                    continue
+                os.write(out, f"{n} {time.time():.6f} {retried}\n".encode())
                 return
-            os.write(out, f"{n} {time.time():.6f} {retried}\n".encode())
+        finally:
+            slots.release()
+
+    credit, n, last = 0.0, 0, time.monotonic()
+    while not stop.is_set():
+        now = time.monotonic()
+        credit, last = credit + args.rate * (now - last), now
+        while credit >= 1 and not stop.is_set():
+            credit -= 1
+            await slots.acquire()
+            task = asyncio.create_task(one(n))
+            running.add(task)
+            task.add_done_callback(running.discard)
             n += 1
         await asyncio.sleep(0.005)
+    for task in list(running):
+        task.cancel()
+    await asyncio.gather(*running, return_exceptions=True)
 
 
 async def _work(ran: Callable[[int, float, float], None], n: int, enqueued_at: float) -> None:

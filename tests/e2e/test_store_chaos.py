@@ -152,10 +152,12 @@ async def test_a_silent_lock_connection_stops_polling_and_polling_resumes_once_t
             await until_logged(made.ingest, "the ingest lock is in doubt")
             await api.wait_for(lambda: not api.polling, timeout=max(fault + 10 - time.monotonic(), 0.1))
             standby = made.process("ingest", "standby")
+            made.workers.append(standby)  # closed with the deployment, whatever happens
             await standby.start(api)  # it takes the lock, waits out the old holder, then polls
             posted = [made.post(short_clip(site, "/lock/while-standby.mp4"))]
             await made.delivered(posted)
             assert await standby.terminate() == 0  # lets go of the lock cleanly
+            made.workers.remove(standby)
             proxy.resume()
 
             await until_logged(made.ingest, "the ingest lock is ours again: polling resumes")
