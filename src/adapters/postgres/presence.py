@@ -26,8 +26,10 @@ log = logging.getLogger("vidrelay.postgres")
 
 PROBE_SECONDS: Final = 1.0
 GRACE_SECONDS: Final = 3.0
+# A registration lost meanwhile (taken for gone while every connection was being re-made) comes
+# back with the next probe: the process that registers is, by then, seen again.
 _REGISTER = """
-    INSERT INTO vidrelay_holders (worker, session) VALUES ($1, $2)
+    INSERT INTO vidrelay_holders (worker, session) SELECT unnest($1::text[]), $2
     ON CONFLICT (worker) DO UPDATE SET session = EXCLUDED.session, missing_since = NULL
 """
 _TAKE_BACK_ABSENT = "SELECT vidrelay_take_back_absent($1, $2)"
@@ -45,13 +47,14 @@ class Presence:
         """Register workers claiming for the first time; take back the rows of gone ones if a
         probe is due. A failure is logged: the claims that follow hear of the store themselves."""
         try:
-            for worker in workers:
-                if worker not in self._registered:
-                    await db.execute(_REGISTER, worker, self.session)
-                    self._registered.add(worker)
+            new = [worker for worker in workers if worker not in self._registered]
+            if new:
+                await db.execute(_REGISTER, new, self.session)
+                self._registered.update(new)
             now = asyncio.get_running_loop().time()
             if now - self._probed_at >= PROBE_SECONDS:
                 self._probed_at = now
+                await db.execute(_REGISTER, sorted(self._registered), self.session)
                 if taken := await db.fetchval(_TAKE_BACK_ABSENT, self.session, self._grace):
                     log.warning("postgres: %d job(s) came back from a worker whose sessions ended", taken)
         except StoreError as error:

@@ -118,3 +118,21 @@ async def until(seen: Callable[[], Awaitable[float | None]], survivor: PostgresS
         assert await survivor.claim("survivor-worker", NOW, LEASE) is None
         assert asyncio.get_running_loop().time() < deadline, "the probe never saw it"
         await asyncio.sleep(0.1)
+
+
+async def test_a_registration_lost_while_the_process_lived_comes_back_with_its_next_probe(
+    pg_migrated_dsn: str, other: PostgresStore
+) -> None:
+    assert await other.claim("survivor-worker", NOW, LEASE) is None  # registered by its first claim
+    connection = await asyncpg.connect(pg_migrated_dsn)
+    try:
+        await connection.execute("DELETE FROM vidrelay_holders")  # as a probe of another process would
+        deadline = asyncio.get_running_loop().time() + PATIENCE
+        while not await connection.fetchval(
+            "SELECT count(*) FROM vidrelay_holders WHERE worker = 'survivor-worker'"
+        ):
+            assert asyncio.get_running_loop().time() < deadline, "it was never registered again"
+            assert await other.claim("survivor-worker", NOW, LEASE) is None
+            await asyncio.sleep(0.1)
+    finally:
+        await connection.close()
