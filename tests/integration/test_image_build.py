@@ -175,16 +175,26 @@ async def test_a_data_mount_the_image_user_cannot_write_is_one_line_and_exit_2(
     engine: Engine, image: str, fakes: tuple[FakeBotApi, VideoServer], tmp_path: Path
 ) -> None:
     api, site = fakes
-    owned_by_host = tmp_path / "data"
+    denied = f"is not writable: permission denied for uid {IMAGE_UID}"
+
+    async def refusal(data: Path) -> str:
+        ran = await run_once(engine, image, "run", env=container_env(api, site), data=data)
+        assert ran.returncode == 2, ran.stderr
+        (line,) = ran.stderr.splitlines()
+        return line
+
+    owned_by_host = tmp_path / "host"
     owned_by_host.mkdir(mode=0o755)
-    ran = await run_once(engine, image, "run", env=container_env(api, site), data=owned_by_host)
-    assert ran.returncode == 2
-    (line,) = ran.stderr.splitlines()
-    assert line.startswith(
-        f"vidrelay: data folder /data is not writable: permission denied for uid {IMAGE_UID}"
-    )
+    assert (await refusal(owned_by_host)).startswith(f"vidrelay: data folder /data {denied}")
     assert list(owned_by_host.iterdir()) == []
-    assert not api.calls_of("getMe")  # refused before it reached out to Telegram
+    # The folder handed to uid 10001, but the lock file left by a `vidrelay run` as another user
+    # (root, on the host): the line names the file.
+    handed_over = data_folder_for_the_image(tmp_path / "handed-over")
+    (handed_over / "vidrelay.lock").touch(mode=0o600)
+    assert (await refusal(handed_over)).startswith(
+        f"vidrelay: /data/vidrelay.lock in the data folder {denied}"
+    )
+    assert not api.calls_of("getMe")  # both refused before they reached out to Telegram
 
 
 async def test_the_bot_in_the_image_delivers_writes_only_under_data_and_stops_gracefully_on_sigterm(
