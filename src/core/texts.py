@@ -119,6 +119,22 @@ def failed(reason: str) -> str:
     return f"\n💥 <b>Download failed</b>: {escape(reason)}"
 
 
+_SITE_VERDICTS = {
+    "bot_check": "the site took the bot for a robot and would not give it this video",
+    "sign_in": "only signed-in users may watch this video",
+    "age_gate": "this video is age-restricted: only signed-in adults may watch it",
+    "geo_blocked": "this video is not available in the bot's country",
+    "private": "this video is private",
+    "removed": "this video was removed",
+    "members_only": "this video is for the channel's members only",
+}
+
+
+def site_verdict(verdict: str) -> str:
+    """Why a site would not give the bot a video, for the user (the 💥 line's reason)."""
+    return _SITE_VERDICTS.get(verdict, "the site would not give the bot this video")
+
+
 def too_large(size: int) -> str:
     return f"😞 Video too large ({size / MB:.0f} MB)"
 

@@ -58,6 +58,7 @@ from core.pipeline.periodic import Periodic, UpdateStatus
 from core.pipeline.services import PipelineConfig, Services
 from core.pipeline.turns import VideoTurns
 from core.pipeline.url_guard import UrlGuard
+from core.site_refusals import SiteRefusals
 from core.status import StatusQuery
 from core.trust.buttons import SignedButtons
 from core.trust.keys import InstallKeys
@@ -259,8 +260,16 @@ class Container(containers.DeclarativeContainer):
         clock,
         update_status,
     )
+    site_refusals = providers.Singleton(
+        SiteRefusals, clock, metrics, cookies_configured=settings.provided.cookies_configured
+    )
     jobs = providers.Singleton(
-        job_types, download, download_inline, periodic, settings.provided.attempt_timeout_seconds
+        job_types,
+        download,
+        download_inline,
+        periodic,
+        settings.provided.attempt_timeout_seconds,
+        site_refusals,
     )
     # The job engine, over the job list above: a job that enqueues others does it through the
     # engine's JobSubmitter in its context, so nothing here waits for the engine to exist. SQLite

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
-import textwrap
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -77,20 +76,3 @@ async def wait_until(condition: Callable[[], bool], timeout: float = 20.0) -> No
         if time.monotonic() > deadline:
             raise AssertionError("condition not met in time")
         await asyncio.sleep(0.02)
-
-
-def install_fake_ytdlp(data: Path, version: str, main: str) -> Path:
-    """A fake yt_dlp package installed where the updater puts a release; its install dir."""
-    package = data / "ytdlp" / "versions" / version / "yt_dlp"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    (package / "__main__.py").write_text(textwrap.dedent(main))
-    return package.parent
-
-
-def switch_ytdlp(data: Path, version: str) -> None:
-    """The updater's switch: a new symlink renamed over `current`."""
-    link = data / "ytdlp" / "current"
-    tmp = link.with_name("current.new")
-    tmp.symlink_to(data / "ytdlp" / "versions" / version)
-    tmp.replace(link)

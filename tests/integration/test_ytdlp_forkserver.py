@@ -27,9 +27,10 @@ from core.ytdlp_errors import FailureKind, classify_ytdlp
 from ports.media import Progress, ToolFailure, VideoInfo
 from testkit.video_site import Trickle, VideoServer
 from tests.support.procs import pids_mentioning
+from tests.support.ytdlp_installs import install_fake_ytdlp
+from tests.support.ytdlp_installs import switch_ytdlp as switch
 
-from .conftest import CLOUD_LIMIT, direct_info, install_fake_ytdlp, wait_until
-from .conftest import switch_ytdlp as switch
+from .conftest import CLOUD_LIMIT, direct_info, wait_until
 
 pytestmark = pytest.mark.slow
 TIMEOUT = 60.0

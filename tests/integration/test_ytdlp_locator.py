@@ -14,9 +14,10 @@ import pytest
 from returns.result import Success
 
 from adapters.ytdlp import YtDlpDownloader, YtDlpLocator
+from tests.support.ytdlp_installs import install_fake_ytdlp
+from tests.support.ytdlp_installs import switch_ytdlp as switch
 
-from .conftest import install_fake_ytdlp, wait_until
-from .conftest import switch_ytdlp as switch
+from .conftest import wait_until
 
 FAKE_MAIN = """
 import json, os, sys, time

@@ -53,7 +53,13 @@ def periodic_of(world: World, updater: Updater | None, interval: float, closes: 
 
 def types_of(world: World, periodic: Periodic, *, inline: bool = False) -> list[JobType]:
     download_inline = world.container.download_inline() if inline else None
-    return job_types(world.container.download(), download_inline, periodic, DOWNLOAD_TIMEOUT)
+    return job_types(
+        world.container.download(),
+        download_inline,
+        periodic,
+        DOWNLOAD_TIMEOUT,
+        world.container.site_refusals(),
+    )
 
 
 def only(world: World, periodic: Periodic, name: str) -> JobType:

@@ -2,33 +2,49 @@
 
 from __future__ import annotations
 
-from core.jobs.registry import JobType
+from collections.abc import Awaitable, Callable
+
+from core.jobs.registry import DeadJob, JobType
 from core.pipeline.download import DownloadVideo
 from core.pipeline.inline import DownloadInline
 from core.pipeline.job_names import DOWNLOAD_INLINE, DOWNLOAD_VIDEO, SWEEP_BLOBS, SWEEP_CACHES, UPDATE_YTDLP
 from core.pipeline.periodic import SWEEP_INTERVAL_SECONDS, Periodic, sweep_blobs, sweep_caches, update_ytdlp
+from core.site_refusals import SiteRefusals
 
 UPDATE_TIMEOUT_SECONDS = 900.0
 
 
+DeadHook = Callable[[DeadJob], Awaitable[None]]
+
+
 def job_types(
-    download: DownloadVideo, inline: DownloadInline | None, periodic: Periodic, download_timeout: float
+    download: DownloadVideo,
+    inline: DownloadInline | None,
+    periodic: Periodic,
+    download_timeout: float,
+    refusals: SiteRefusals,
 ) -> list[JobType]:
-    """`inline` only with a cache chat; the updater only with an interval."""
+    """`inline` only with a cache chat; the updater only with an interval. A video job's end
+    reaches `refusals` after its chat heard it (a site's verdict is the operator's news too)."""
     types = [
         JobType(
             DOWNLOAD_VIDEO,
             download.run,
             timeout_seconds=download_timeout,
             on_retry=download.on_retry,
-            on_dead=download.on_dead,
+            on_dead=_then(download.on_dead, refusals.on_dead),
         ),
         JobType(SWEEP_BLOBS, sweep_blobs(periodic), interval_seconds=SWEEP_INTERVAL_SECONDS),
         JobType(SWEEP_CACHES, sweep_caches(periodic), interval_seconds=SWEEP_INTERVAL_SECONDS),
     ]
     if inline is not None:
         types.append(
-            JobType(DOWNLOAD_INLINE, inline.run, timeout_seconds=download_timeout, on_dead=inline.on_dead)
+            JobType(
+                DOWNLOAD_INLINE,
+                inline.run,
+                timeout_seconds=download_timeout,
+                on_dead=_then(inline.on_dead, refusals.on_dead),
+            )
         )
     if periodic.updater is not None and periodic.update_interval_seconds > 0:
         types.append(
@@ -40,3 +56,11 @@ def job_types(
             )
         )
     return types
+
+
+def _then(first: DeadHook, second: DeadHook) -> DeadHook:
+    async def both(dead: DeadJob) -> None:
+        await first(dead)
+        await second(dead)
+
+    return both
