@@ -12,14 +12,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from adapters.process.exit import Exit
-from adapters.process.runner import ChildProcesses
-from adapters.telegram.account import TelegramAccount, token_problem
-from adapters.telegram.session import make_bot
-from adapters.ytdlp.locator import YtDlpLocator
+from adapters.telegram.account import token_problem
 from entrypoints.data_folder import data_folder_problem
 from entrypoints.preflight import missing_tools
 from entrypoints.settings import Settings
-from entrypoints.stores import open_store
+from entrypoints.wiring.checks import Checks
+from entrypoints.wiring.stores import open_store, shutdown
 from ports.messenger import MessengerError
 
 TOOL_TIMEOUT_SECONDS = 30.0
@@ -41,26 +39,30 @@ def settings_failed(reason: str) -> CheckResult:
 
 
 async def run_checks(settings: Settings) -> list[CheckResult]:
-    checks: list[Callable[[Settings], Awaitable[CheckResult]]] = [
+    checks: list[Callable[[Settings, Checks], Awaitable[CheckResult]]] = [
         _settings,
         _store,
         _ytdlp,
         _ffmpeg,
         _telegram,
     ]
-    return [await check(settings) for check in checks]
+    through = Checks(settings=settings)
+    try:
+        return [await check(settings, through) for check in checks]
+    finally:
+        await shutdown(through)
 
 
-async def _settings(settings: Settings) -> CheckResult:
+async def _settings(settings: Settings, _: Checks) -> CheckResult:
     return CheckResult("settings", True, f"store {settings.store}, data in {settings.data_dir}")
 
 
-async def _store(settings: Settings) -> CheckResult:
+async def _store(settings: Settings, _: Checks) -> CheckResult:
     if (problem := data_folder_problem(settings.data_dir)) is not None:
         return CheckResult("store", False, problem)
     try:
-        async with open_store(settings) as store:
-            counts = await store.counts()
+        async with open_store(settings) as opened:
+            counts = await opened.store.counts()
     except Exception as error:  # noqa: BLE001 - any failure to open is what this check reports
         return CheckResult("store", False, _one_line(error))
     where = settings.sqlite_path if settings.store == "sqlite" else settings.store
@@ -69,9 +71,9 @@ async def _store(settings: Settings) -> CheckResult:
     )
 
 
-async def _ytdlp(settings: Settings) -> CheckResult:
-    command = YtDlpLocator(settings.data_dir).command()
-    ran = await ChildProcesses().capture(
+async def _ytdlp(settings: Settings, through: Checks) -> CheckResult:
+    command = through.locator().command()
+    ran = await through.processes().capture(
         (*command.argv, "--ignore-config", "--version"), env=command.env, timeout=TOOL_TIMEOUT_SECONDS
     )
     if not ran.exit.ok:
@@ -80,30 +82,27 @@ async def _ytdlp(settings: Settings) -> CheckResult:
     return CheckResult("yt-dlp", True, ran.stdout.strip() + where)
 
 
-async def _ffmpeg(settings: Settings) -> CheckResult:
+async def _ffmpeg(settings: Settings, through: Checks) -> CheckResult:
     if (missing := missing_tools()) is not None:
         return CheckResult("ffmpeg", False, missing)
     ffmpeg = shutil.which("ffmpeg") or "ffmpeg"
-    ran = await ChildProcesses().capture((ffmpeg, "-version"), timeout=TOOL_TIMEOUT_SECONDS)
+    ran = await through.processes().capture((ffmpeg, "-version"), timeout=TOOL_TIMEOUT_SECONDS)
     if not ran.exit.ok:
         return CheckResult("ffmpeg", False, _ended(ran.exit))
     first = ran.stdout.strip().splitlines()[0] if ran.stdout.strip() else "ffmpeg"
     return CheckResult("ffmpeg", True, first.split(" Copyright")[0] + ", ffprobe found")
 
 
-async def _telegram(settings: Settings) -> CheckResult:
+async def _telegram(settings: Settings, through: Checks) -> CheckResult:
     if settings.bot_token is None:
         return CheckResult("telegram", False, "VIDRELAY_BOT_TOKEN is not set")
     token = settings.bot_token.get_secret_value()
     if (problem := token_problem(token)) is not None:
         return CheckResult("telegram", False, f"VIDRELAY_BOT_TOKEN {problem}")
-    bot = make_bot(token, settings.telegram_api_url, settings.telegram_local_mode, max_retries=0)
     try:
-        name = await TelegramAccount(bot).identify()
+        name = await (await through.account.async_()).identify()
     except MessengerError as error:
         return CheckResult("telegram", False, _refusal(error, settings.telegram_api_url))
-    finally:
-        await bot.session.close()
     return CheckResult("telegram", True, f"{name} via {settings.telegram_api_url}")
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.pipeline.intake import IncomingMessage
-from core.pipeline.job_names import DOWNLOAD_VIDEO
+from core.incoming.intake.message import IncomingMessage
+from core.requests.job_names import DOWNLOAD_VIDEO
 from core.urls import Entity
 from tests.support.clock import VirtualClock, settle
 from tests.support.downloader import video

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from testkit.telegram.call import Call, Method
-from testkit.telegram.world import World
+from testkit.telegram.state import TelegramState
 
 
-async def get_me(world: World, call: Call) -> Any:
-    return world.bot.to_api() | {
+async def get_me(state: TelegramState, call: Call) -> Any:
+    return state.bot.to_api() | {
         "can_join_groups": True,
         "can_read_all_group_messages": False,
         "supports_inline_queries": True,
@@ -18,7 +18,7 @@ async def get_me(world: World, call: Call) -> Any:
     }
 
 
-async def ok(world: World, call: Call) -> Any:
+async def ok(state: TelegramState, call: Call) -> Any:
     return True
 
 
