@@ -19,7 +19,6 @@ from pathlib import Path
 import aiohttp
 import pytest
 import pytest_asyncio
-from prometheus_client.parser import text_string_to_metric_families
 
 from testkit.bot_process import BotProcess, bot_environment
 from testkit.telegram import Chat, FakeBotApi, FloodLimits, StoredMessage, User, VideoRecord
@@ -54,16 +53,6 @@ async def until_logged(bot: BotProcess, text: str) -> None:
 async def get(url: str) -> tuple[int, str]:
     async with aiohttp.ClientSession() as session, session.get(url) as response:
         return response.status, await response.text()
-
-
-def metric_values(text: str) -> dict[str, float]:
-    """Each sample of a /metrics text by its name and labels: `name{a="1",b="2"}`."""
-    found: dict[str, float] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
-            found[f"{sample.name}{{{labels}}}" if labels else sample.name] = sample.value
-    return found
 
 
 def sha256_of(path: Path) -> str:

@@ -13,7 +13,8 @@ from testkit.bot_process import BotProcess, bot_environment
 from testkit.loopback import free_port
 from testkit.telegram import Chat, FakeBotApi
 from testkit.video_site import Body, FailThen, Trickle, VideoServer
-from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, get, metric_values, new_user
+from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, get, new_user
+from tests.support.metrics import metric_values
 
 pytestmark = pytest.mark.slow
 

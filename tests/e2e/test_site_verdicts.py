@@ -22,7 +22,8 @@ import pytest_asyncio
 from core.texts import site_verdict
 from testkit.loopback import free_port
 from testkit.telegram import Chat
-from tests.e2e.conftest import WAIT_SECONDS, Stack, _stack, get, metric_values, new_user
+from tests.e2e.conftest import WAIT_SECONDS, Stack, _stack, get, new_user
+from tests.support.metrics import metric_values
 from tests.support.ytdlp_installs import install_fake_ytdlp, switch_ytdlp
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]

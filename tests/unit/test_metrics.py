@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from prometheus_client.parser import text_string_to_metric_families
 
 from entrypoints.monitoring.metrics import metrics_app
 from tests.support.clock import VirtualClock
+from tests.support.metrics import metric_values
 from tests.support.world import World
 
 URL = "https://videos.example/watch/1"
@@ -23,15 +23,6 @@ async def world(clock: VirtualClock, tmp_path: Path) -> AsyncIterator[World]:
     await w.engine.start()
     yield w
     await w.engine.stop(grace_seconds=0)
-
-
-def values(text: str) -> dict[str, float]:
-    found: dict[str, float] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
-            found[f"{sample.name}{{{labels}}}" if labels else sample.name] = sample.value
-    return found
 
 
 async def test_a_delivered_link_moves_the_job_counters_and_both_histograms(
@@ -46,7 +37,7 @@ async def test_a_delivered_link_moves_the_job_counters_and_both_histograms(
         response = await client.get("/metrics")
         text = await response.text()
     assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
-    seen = values(text)
+    seen = metric_values(text)
     assert seen['vidrelay_jobs_enqueued_total{job_name="download_video"}'] == 1
     assert seen['vidrelay_jobs_completed_total{job_name="download_video"}'] == 1
     assert seen['vidrelay_job_claim_to_done_seconds_count{job_name="download_video"}'] == 1

@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from prometheus_client.parser import text_string_to_metric_families
-
 from adapters.prometheus.metrics import ProcessState, PrometheusMetrics
+from tests.support.metrics import metric_values
 
 
 def samples(metrics: PrometheusMetrics, state: ProcessState | None = None) -> dict[str, float]:
     """`name{label="v",...}` → value, from the rendered exposition text."""
-    text = metrics.render(state or ProcessState()).decode()
-    found: dict[str, float] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
-            found[f"{sample.name}{{{labels}}}" if labels else sample.name] = sample.value
-    return found
+    return metric_values(metrics.render(state or ProcessState()).decode())
 
 
 def test_job_events_count_by_job_name_and_time_claim_to_done() -> None:

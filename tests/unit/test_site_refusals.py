@@ -7,9 +7,9 @@ import logging
 
 import pytest
 
-from core.jobs.registry import DeadJob
-from core.pipeline.failures import tool_failure
-from core.site_refusals import HINT_INTERVAL_SECONDS, SiteRefusals
+from core.jobs.context import DeadJob
+from core.work.delivery.failures import tool_failure
+from core.work.site_refusals import HINT_INTERVAL_SECONDS, SiteRefusals
 from ports.jobs import Job
 from ports.media import ToolFailure
 from tests.support.clock import VirtualClock
