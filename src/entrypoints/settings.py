@@ -48,6 +48,30 @@ class Settings(BaseSettings):
     database_pool_size: int = Field(
         4, ge=2, le=100, description="PostgreSQL connections per process, besides the listening one"
     )
+    database_statement_timeout_seconds: float = Field(
+        15.0,
+        gt=0,
+        le=3600,
+        description="a PostgreSQL call that runs longer fails and is retried (the server stops it; "
+        "behind a silent network the call gives up 2 s later and its connection is dropped)",
+    )
+    database_idle_in_transaction_timeout_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=3600,
+        description="the server ends a vidrelay session that sits this long inside a transaction, "
+        "and its locks go with it",
+    )
+    database_keepalive_seconds: float = Field(
+        10.0,
+        ge=1,
+        le=3600,
+        description="an idle PostgreSQL connection is probed (TCP keepalive, both ends) after this "
+        "long, so a peer that vanished is noticed within about twice it",
+    )
+    database_connect_timeout_seconds: float = Field(
+        10.0, gt=0, le=600, description="a connection to PostgreSQL that takes longer fails and is retried"
+    )
     job_concurrency: int = Field(3, ge=1, le=64, description="jobs at once")
     ytdlp_concurrency: int = Field(3, ge=1, le=64, description="yt-dlp processes at once")
     max_attempts: int = Field(

@@ -14,7 +14,7 @@ from testkit.loopback import free_port
 from testkit.telegram import Chat, FakeBotApi
 from testkit.video_site import Body, FailThen, Trickle, VideoServer
 from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, get, new_user
-from tests.support.metrics import metric_values
+from tests.support.prometheus_text import values
 
 pytestmark = pytest.mark.slow
 
@@ -65,7 +65,7 @@ async def test_metrics_move_as_the_bot_delivers_and_healthz_follows_its_life(tmp
 
             status, text = await get(f"{base}/metrics")
             assert status == 200
-            seen = metric_values(text)
+            seen = values(text)
             name = 'job_name="download_video"'
             assert seen[f"vidrelay_jobs_enqueued_total{{{name}}}"] == 4
             assert seen[f"vidrelay_jobs_completed_total{{{name}}}"] == 3

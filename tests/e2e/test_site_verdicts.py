@@ -3,7 +3,7 @@ the user after one attempt, one hint to the operator however many links met it, 
 
 Real sites cannot be reached from here, so the bot runs a yt-dlp stand-in installed where the
 updater puts releases: for a link under /verdicts/stub/<verdict>/ it prints the real yt-dlp's
-ERROR line for that verdict (the reference wordings of tests/unit/fixtures/ytdlp_errors.json)
+ERROR line for that verdict (the reference wordings of tests/unit/core/fixtures/ytdlp_errors.json)
 and fails as yt-dlp does; every other run is the real yt-dlp. Cloudflare's bot check needs no
 stand-in: the local site serves one (/verdicts/cloudflare) and the real yt-dlp meets it.
 """
@@ -23,12 +23,12 @@ from core.texts import site_verdict
 from testkit.loopback import free_port
 from testkit.telegram import Chat
 from tests.e2e.conftest import WAIT_SECONDS, Stack, _stack, get, new_user
-from tests.support.metrics import metric_values
-from tests.support.ytdlp_installs import install_fake_ytdlp, switch_ytdlp
+from tests.support.integration import install_fake_ytdlp, switch_ytdlp
+from tests.support.prometheus_text import values
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
-FIXTURE = Path(__file__).parents[1] / "unit" / "fixtures" / "ytdlp_errors.json"
+FIXTURE = Path(__file__).parents[1] / "unit" / "core" / "fixtures" / "ytdlp_errors.json"
 VERDICTS = ("bot_check", "sign_in", "age_gate", "geo_blocked", "private", "removed", "members_only")
 STUB_VERSION = "2099.01.01-verdicts"
 STUB_MAIN = """
@@ -113,7 +113,7 @@ async def refusals_counted(stack: Stack, verdict: str, site: str, count: int) ->
 
 async def refusals_of(url: str, name: str) -> float:
     _, text = await get(url)
-    return metric_values(text).get(name, 0.0)
+    return values(text).get(name, 0.0)
 
 
 def hints(stack: Stack, verdict: str) -> list[str]:
