@@ -62,6 +62,17 @@ QUEUE_FULL = "✋ You already have {limit} links in the queue. Please wait until
 SEND_AGAIN_LATER = (
     "⏳ I could not take this link just now: my storage is busy. Please send it again in a few minutes."
 )
+# Why a site would not give the bot a video (the 💥 line's reason), by the site's verdict
+SITE_VERDICTS = {
+    "bot_check": "the site took the bot for a robot and would not give it this video",
+    "sign_in": "only signed-in users may watch this video",
+    "age_gate": "this video is age-restricted: only signed-in adults may watch it",
+    "geo_blocked": "this video is not available in the bot's country",
+    "private": "this video is private",
+    "removed": "this video was removed",
+    "members_only": "this video is for the channel's members only",
+}
+SITE_VERDICT_OTHER = "the site would not give the bot this video"
 FAILURE_REACTION = "😢"
 BUSY_REACTION = "😴"
 """A group's link the store could not take for now: asleep, send it again later."""
@@ -255,6 +266,11 @@ def failed(reason: str) -> str:
 
 def fanned_out(count: int) -> str:
     return FANNED_OUT.format(count=count)
+
+
+def site_verdict(verdict: str) -> str:
+    """Why a site would not give the bot a video, for the user (the 💥 line's reason)."""
+    return SITE_VERDICTS.get(verdict, SITE_VERDICT_OTHER)
 
 
 def output_chunk(text: str) -> str:

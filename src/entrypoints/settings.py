@@ -253,6 +253,10 @@ class Settings(BaseSettings):
         return "off" if self.allow_private_urls else "on"
 
     @property
+    def cookies_configured(self) -> bool:
+        return self.ytdlp_cookies_file is not None
+
+    @property
     def ytdlp_updates(self) -> Switch:
         return "on" if self.ytdlp_update_interval_seconds > 0 else "off"
 

@@ -37,3 +37,9 @@ class ApiEvents(Protocol):
     def flood_wait(self, seconds: float) -> None:
         """The chat service asked to wait `seconds` before the next call (Telegram's 429)."""
         ...
+
+
+class RefusalEvents(Protocol):
+    def site_refused(self, verdict: str, site: str) -> None:
+        """`site` refused the server a video and said why (`verdict`: a bot check, an age gate…)."""
+        ...

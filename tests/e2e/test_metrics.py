@@ -13,15 +13,10 @@ from testkit.bot_process import BotProcess, bot_environment
 from testkit.loopback import free_port
 from testkit.telegram import Chat, FakeBotApi
 from testkit.video_site import Body, FailThen, Trickle, VideoServer
-from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_user
+from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, get, new_user
 from tests.support.prometheus_text import values
 
 pytestmark = pytest.mark.slow
-
-
-async def get(url: str) -> tuple[int, str]:
-    async with aiohttp.ClientSession() as session, session.get(url) as response:
-        return response.status, await response.text()
 
 
 async def until_status(url: str, status: int) -> str:

@@ -14,7 +14,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from ports.telemetry import ApiEvents, DeliveryEvents, JobEvents
+from ports.telemetry import ApiEvents, DeliveryEvents, JobEvents, RefusalEvents
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 JOB_BUCKETS = (0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600)
@@ -74,7 +74,7 @@ def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:
     return GaugeMetricFamily(name, documentation, value=value)
 
 
-class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents):
+class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents, RefusalEvents):
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
@@ -112,6 +112,12 @@ class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents):
             buckets=WAIT_BUCKETS,
             registry=r,
         )
+        self._refusals = Counter(
+            "vidrelay_site_refusals",
+            "Videos a site refused the server, by its verdict (bot_check, age_gate, …) and extractor.",
+            ["verdict", "site"],
+            registry=r,
+        )
         self._state = _StateCollector()
         r.register(self._state)
 
@@ -136,6 +142,9 @@ class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents):
 
     def flood_wait(self, seconds: float) -> None:
         self._flood_waits.observe(seconds)
+
+    def site_refused(self, verdict: str, site: str) -> None:
+        self._refusals.labels(verdict, site).inc()
 
     def render(self, state: ProcessState) -> bytes:
         """The exposition text, with `state` as the values of the moment."""
