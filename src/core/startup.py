@@ -53,7 +53,10 @@ async def reach_chat_service(
                 return Failure(Refused(error))
             wait = _wait_after(error, verdict, attempt, policy, random)
             log.warning(
-                "Telegram is not answering (try %d): %s; next try in %.1fs", attempt, _reason(error), wait
+                "Telegram is not answering (try %d); next try in %.1fs",
+                attempt,
+                wait,
+                extra={"error": _reason(error)},
             )
         await clock.sleep(wait)
         attempt += 1

@@ -60,7 +60,7 @@ class WorkNotifier:
                 await self._db.execute("SELECT pg_notify($1, $2)", CHANNEL, self._token)
             except StoreError as error:
                 # The others find the work when their timers fire: a lost wake-up delays, never loses.
-                log.warning("postgres: could not announce new work: %s", error)
+                log.warning("postgres: could not announce new work", exc_info=error)
             if not self._again:
                 return
 
@@ -105,7 +105,7 @@ class WorkListener(WorkNotices):
             try:
                 connection = await connect(self._dsn)
             except StoreError as error:
-                log.warning("postgres: cannot listen for work (retry in %.1fs): %s", backoff, error)
+                log.warning("postgres: cannot listen for work (retry in %.1fs)", backoff, exc_info=error)
                 await self._clock.sleep(backoff)
                 backoff = min(backoff * 2, _BACKOFF_CAP)
                 continue
@@ -120,7 +120,7 @@ class WorkListener(WorkNotices):
                 self.wake_all()  # whatever was announced while nobody listened
                 await self._until_lost(connection, lost)
             except DRIVER_ERRORS as error:
-                log.warning("postgres: the listening connection failed: %s", error)
+                log.warning("postgres: the listening connection failed", exc_info=error)
             finally:
                 self._connection = None
                 with contextlib.suppress(*DRIVER_ERRORS):

@@ -146,7 +146,9 @@ class YtDlpUpdater(Updater):
             previous = self._selected_dir()
             installed = await self._install(latest)
         except (_StepFailed, OSError) as e:
-            log.warning("yt-dlp update failed, keeping %s: %s", before or "the packaged yt-dlp", e)
+            log.warning(
+                "yt-dlp update failed, keeping %s", before or "the packaged yt-dlp", extra={"error": str(e)}
+            )
             return UpdateOutcome(False, before, before, error=str(e))
         log.info("yt-dlp updated: %s -> %s (%s channel)", before, latest, self._channel)
         keep = {installed.name} | ({previous.name} if previous is not None else set())

@@ -149,7 +149,9 @@ class Engine:
             if back:
                 log.warning("boot: %d job(s) came back from a process that died", back)
         gave_up = await self._bury_exhausted()
-        log.warning("boot: %d job(s) gave up at this boot", gave_up)
+        # Every boot says it (the SPEC), so zero is routine; a job that gave up killed its
+        # process at every attempt, and the operator should look at it.
+        log.log(logging.WARNING if gave_up else logging.INFO, "boot: %d job(s) gave up at this boot", gave_up)
         keep = self._supervisor.keep_running
         for n in range(p.config.concurrency):
             worker = Worker(p, self._settler, self._deadlines, n)

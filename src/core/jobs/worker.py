@@ -18,7 +18,15 @@ from core.jobs.attempt import Deadlines
 from core.jobs.fields import log_fields
 from core.jobs.in_flight import HeldJob, LostLease
 from core.jobs.parts import EngineParts
-from core.jobs.registry import Deferred, JobContext, JobFailure, JobOutcome, JobType, RetryNotice
+from core.jobs.registry import (
+    INTERNAL,
+    Deferred,
+    JobContext,
+    JobFailure,
+    JobOutcome,
+    JobType,
+    RetryNotice,
+)
 from core.jobs.settling import Settler
 from core.jobs.tasks import first_of, settle
 from core.lifecycle.effects import Complete, Effect, Run, ScheduleRetry
@@ -107,7 +115,7 @@ class Worker:
             # A bug of ours, not the job's: charge the attempt and let the row go, so the job
             # retries (and is buried once spent) instead of staying held by this process.
             log.exception("worker %d: processing the job failed", self._number, extra=log_fields(job))
-            failure = JobFailure(f"internal error: {error}")
+            failure = JobFailure(f"internal error: {error}", code=INTERNAL)
             retry = ScheduleRetry(self._p.clock.now() + self._errors.next(), failure.reason)
             await self._settler.apply(job, retry, None, failure)
             return None
@@ -181,7 +189,7 @@ class Worker:
                     log.warning("circuit breaker opened for %s", job.key, extra=log_fields(job))
         _, effect = step(state, event, p.config.retry, p.random)
         if isinstance(effect, Complete) and failure is not None:
-            log.warning("periodic job failed: %s", failure.reason, extra=log_fields(job))
+            log.warning("periodic job failed", extra=log_fields(job, error=failure.reason))
         if isinstance(effect, ScheduleRetry) and job_type.on_retry and failure is not None:
             # Before the row is claimable again, so what the hook saves is there for the retry.
             notice = RetryNotice(context, failure, job.attempts + 1)
@@ -194,4 +202,4 @@ class Worker:
         with contextlib.suppress(Exception):  # one try: the process is going away
             await self._p.queue.release(job.lease, self._p.clock.now())
         self._settler.let_go(job)
-        log.warning("job released at shutdown", extra=log_fields(job))
+        log.info("job released at shutdown", extra=log_fields(job))

@@ -116,7 +116,7 @@ class LinkIntake:
                 try:
                     job_id = await enqueue_download(self._jobs, request)
                 except StoreError as error:
-                    log.warning("the store refused a link, trying again in the background: %s", error)
+                    log.warning("the store refused a link, trying again in the background", exc_info=error)
                     store_ok = False
                 else:
                     if job_id is None:
@@ -139,7 +139,7 @@ class LinkIntake:
         try:
             return await self._queue.waiting_for_owner(user_id)
         except StoreError as error:
-            log.warning("the per-user cap could not be read: %s", error)
+            log.warning("the per-user cap could not be read", exc_info=error)
             return None
 
     async def _chosen(self, chat_id: int) -> ChatSettings | None:
@@ -148,7 +148,7 @@ class LinkIntake:
         try:
             return await self._choices.chat_settings(chat_id) or ChatSettings()
         except StoreError as error:
-            log.warning("the chat's settings could not be read: %s", error)
+            log.warning("the chat's settings could not be read", exc_info=error)
             return None
 
     async def _choose(self, audio: bool | None, request: DownloadRequest) -> DownloadRequest:
@@ -168,9 +168,9 @@ class LinkIntake:
                 return True
         except StoreError as error:
             if not message.edited:
-                log.warning("the store refused to remember a message: %s", error)
+                log.warning("the store refused to remember a message", exc_info=error)
                 return False
-            log.warning("an edit could not be checked against the messages read: %s", error)
+            log.warning("an edit could not be checked against the messages read", exc_info=error)
         log.info("ignored an edit of a message the bot never read", extra={"chat_id": message.chat_id})
         return None
 

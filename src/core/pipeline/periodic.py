@@ -6,7 +6,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from returns.result import Failure, Success
 
@@ -68,7 +68,7 @@ def update_ytdlp(periodic: Periodic, updater: Updater) -> Runner:
                 JobFailure(f"yt-dlp update failed, keeping {outcome.version_before}: {outcome.error}")
             )
         if outcome.changed:
-            log.warning("yt-dlp updated %s → %s", outcome.version_before, outcome.version_after)
+            log.info("yt-dlp updated %s → %s", outcome.version_before, outcome.version_after)
             periodic.on_updated()
         return Success(None)
 
@@ -84,7 +84,7 @@ def _outcome(error: str | None, changed: bool) -> str:
 def sweep_blobs(periodic: Periodic) -> Runner:
     async def run(context: JobContext) -> JobOutcome:
         report = await periodic.blobs.sweep()
-        log.info("blob sweep: %s", report)
+        log.info("blob sweep", extra=asdict(report))
         return Success(None)
 
     return run
@@ -95,7 +95,7 @@ def sweep_caches(periodic: Periodic) -> Runner:
         info = await periodic.info.sweep()
         handled = await periodic.handled.sweep_handled(periodic.clock.now() - HANDLED_URL_TTL_SECONDS)
         expired = await periodic.confirmations.expire()
-        log.info("cache sweep: info=%d handled_urls=%d expired_prompts=%d", info, handled, expired)
+        log.info("cache sweep", extra={"info": info, "handled_urls": handled, "expired_prompts": expired})
         return Success(None)
 
     return run

@@ -113,7 +113,7 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
             finally:
                 observed.liveness.stopped()
                 grace = settings.shutdown_grace_seconds
-                log.warning("stopping: in-flight jobs may finish for %ss", grace)
+                log.info("stopping: in-flight jobs may finish for %ss", grace)
                 intake = await container.intake.async_()
                 await asyncio.gather(engine.stop(grace), intake.close(grace))
                 # The videos are out; their logs' last edits may still be on their way.
@@ -161,7 +161,7 @@ async def _reach_telegram(container: Container, bot: Bot, stop: asyncio.Event) -
     for task in (reaching, stopping):
         task.cancel()
     if not reaching.done() or reaching.cancelled():
-        log.warning("signal received while waiting for Telegram: exiting")
+        log.info("signal received while waiting for Telegram: exiting")
         return EXIT_OK
     match reaching.result():
         case Success(name):
@@ -171,10 +171,13 @@ async def _reach_telegram(container: Container, bot: Bot, stop: asyncio.Event) -
             log.critical(
                 "Telegram rejected VIDRELAY_BOT_TOKEN (%s): check the token @BotFather gave",
                 refused.describe(),
+                extra={"error": refused.describe()},
             )
         case Failure(refused):
             log.critical(
-                "the Bot API refused getMe (%s): check VIDRELAY_TELEGRAM_API_URL", refused.describe()
+                "the Bot API refused getMe (%s): check VIDRELAY_TELEGRAM_API_URL",
+                refused.describe(),
+                extra={"error": refused.describe()},
             )
     return EXIT_USAGE
 
@@ -203,9 +206,9 @@ async def _receive_updates(
     if polling.done():
         stopping.cancel()
         error = polling.exception()
-        log.critical("polling stopped unexpectedly: %s", error, exc_info=error)
+        log.critical("polling stopped unexpectedly", exc_info=error)
         return EXIT_FATAL
-    log.warning("signal received: stopping polling")
+    log.info("signal received: stopping polling")
     with contextlib.suppress(RuntimeError):
         await dispatcher.stop_polling()
     with contextlib.suppress(Exception):
