@@ -648,3 +648,42 @@ async def test_wait_for_gives_up_after_its_timeout_naming_the_last_calls(
 
     with pytest.raises(TimeoutError, match=r"sendMessage \(400\)"):
         await api.wait_for(api.videos, timeout=0.05)
+
+
+async def test_command_menus_are_kept_by_scope_and_language_and_checked_like_telegram(
+    api: FakeBotApi, http: aiohttp.ClientSession
+) -> None:
+    menu = [{"command": "audio", "description": "the sound of a link"}]
+    await call(http, api, "setMyCommands", json={"commands": menu})
+    await call(http, api, "setMyCommands", json={"commands": menu, "language_code": "es"})
+    _, got = await call(http, api, "getMyCommands", json={"scope": {"type": "default"}})
+    upper = [{"command": "Audio", "description": "x"}]
+    _, wrong = await call(http, api, "setMyCommands", json={"commands": upper})
+    blank = [{"command": "audio", "description": " "}]
+    _, empty = await call(http, api, "setMyCommands", json={"commands": blank})
+    stranger = {"type": "chat", "chat_id": 987654}
+    _, unknown = await call(http, api, "setMyCommands", json={"commands": menu, "scope": stranger})
+
+    assert got["result"] == menu
+    assert api.commands() == api.commands(language="es") == [("audio", "the sound of a link")]
+    assert api.commands("all_group_chats") == []
+    assert error(wrong) == (400, "Bad Request: BOT_COMMAND_INVALID")
+    assert error(empty) == (400, "Bad Request: command description must be non-empty")
+    assert error(unknown) == (400, "Bad Request: chat not found")
+
+
+async def test_a_webhook_left_behind_shows_in_getwebhookinfo_with_its_delivery_error(
+    api: FakeBotApi, http: aiohttp.ClientSession
+) -> None:
+    api.send_text(PRIVATE, ALICE, "waiting")
+    api.set_webhook("https://old.example.com/hook", delivery_error="Connection refused")
+    _, info = await call(http, api, "getWebhookInfo")
+    _, blocked = await call(http, api, "getUpdates", json={"timeout": 0})
+    await call(http, api, "deleteWebhook", json={"drop_pending_updates": False})
+    _, after = await call(http, api, "getUpdates", json={"timeout": 0})
+
+    assert info["result"]["url"] == "https://old.example.com/hook"
+    assert info["result"]["pending_update_count"] == 1
+    assert info["result"]["last_error_message"] == "Connection refused"
+    assert error(blocked)[0] == 409
+    assert [u["message"]["text"] for u in after["result"]] == ["waiting"]

@@ -11,7 +11,7 @@ from testkit.telegram.world import World
 async def get_me(world: World, call: Call) -> Any:
     return world.bot.to_api() | {
         "can_join_groups": True,
-        "can_read_all_group_messages": False,
+        "can_read_all_group_messages": world.reads_all_group_messages,
         "supports_inline_queries": True,
         "can_connect_to_business": False,
         "has_main_web_app": False,

@@ -40,7 +40,7 @@ async def get_updates(world: World, call: Call) -> Any:
 
 
 async def delete_webhook(world: World, call: Call) -> Any:
-    world.webhook = None
+    world.webhook, world.webhook_error = None, None
     if call.params.flag("drop_pending_updates"):
         world.updates.drop_pending()
     return True
@@ -59,8 +59,16 @@ async def set_webhook(world: World, call: Call) -> Any:
 
 
 async def get_webhook_info(world: World, call: Call) -> Any:
-    url = world.webhook["url"] if world.webhook else ""
-    return {"url": url, "has_custom_certificate": False, "pending_update_count": world.updates.pending}
+    info: dict[str, Any] = {
+        "url": world.webhook["url"] if world.webhook else "",
+        "has_custom_certificate": False,
+        "pending_update_count": world.updates.pending,
+    }
+    if world.webhook is not None:
+        info["max_connections"] = 40
+        if world.webhook_error is not None:
+            info["last_error_date"], info["last_error_message"] = world.webhook_error
+    return info
 
 
 METHODS: dict[str, Method] = {
