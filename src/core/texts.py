@@ -27,7 +27,6 @@ HELP = (
     "• Works in private chats and in groups (add me to a group; I only post the videos).\n"
     "• <code>/audio &lt;url&gt;</code> sends the sound only; <code>/video &lt;url&gt;</code> the video.\n"
     "• <code>/settings</code>: the quality, the sound only by default, and in groups long videos.\n"
-    "• <code>/verbose &lt;url&gt;</code> shows yt-dlp's full output while it works.\n"
     "• Inline: type <code>@{bot} &lt;url&gt;</code> in any chat."
 )
 
@@ -183,4 +182,32 @@ def caption_for(info: VideoInfo) -> str:
 def send_again_later() -> str:
     return (
         "⏳ I could not take this link just now: my storage is busy. Please send it again in a few minutes."
+    )
+
+
+COMMAND_DESCRIPTIONS = {
+    "help": "What I do, and how to ask",
+    "audio": "The sound of a link: /audio <url>",
+    "video": "The video of a link: /video <url>",
+    "settings": "This chat's quality and choices",
+    "id": "Your user id and this chat's id",
+    "status": "The queue, failures and yt-dlp (admins)",
+    "verbose": "A link with yt-dlp's full output (admins)",
+}
+"""The command menus' lines (setMyCommands): at most 256 characters each, plain text."""
+
+
+def your_ids(user_id: int | None, chat_id: int, chat_type: str) -> str:
+    """/id: what the operator's allowlist and admin settings ask for."""
+    lines = [f"<b>Your user id:</b> <code>{user_id}</code>"] if user_id is not None else []
+    where = "this chat" if chat_type == "private" else f"this {escape(chat_type)}"
+    lines.append(f"<b>The id of {where}:</b> <code>{chat_id}</code>")
+    return "\n".join(lines)
+
+
+def not_allowed_here(chat_id: int) -> str:
+    """The polite answer in a chat off VIDRELAY_ALLOWED_CHAT_IDS (at most once an hour)."""
+    return (
+        "🙏 Sorry, I only work in the chats my operator has allowed, and this is not one of them yet. "
+        f"If you know the operator, give them this chat's id: <code>{chat_id}</code>"
     )

@@ -2,7 +2,8 @@
 
 One line per check, `ok` or `failed` with the reason: the settings, the store, yt-dlp, ffmpeg and
 the token (the Bot API's getMe). Exit 0 when every check passed, 1 otherwise. Each check runs even
-when one before it failed, so one run shows everything that is wrong.
+when one before it failed, so one run shows everything that is wrong. A `warning` line under a
+check that passed names what works but will surprise (privacy mode in groups, a webhook set).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from adapters.ytdlp.locator import YtDlpLocator
 from entrypoints.preflight import missing_tools
 from entrypoints.settings import Settings
 from entrypoints.stores import open_store
+from ports.bot_account import WebhookState
 from ports.messenger import MessengerError
 
 TOOL_TIMEOUT_SECONDS = 30.0
@@ -30,9 +32,16 @@ class CheckResult:
     name: str
     ok: bool
     detail: str
+    warning: bool = False
+    """It works, but not as an operator may expect: said, and not counted as a failure."""
 
     def line(self) -> str:
-        return f"{self.name:<9} {'ok' if self.ok else 'failed':<6} {self.detail}"
+        verdict = "warning" if self.warning else "ok" if self.ok else "failed"
+        return f"{self.name:<9} {verdict:<6} {self.detail}"
+
+
+def _warning(name: str, detail: str) -> CheckResult:
+    return CheckResult(name, True, detail, warning=True)
 
 
 def settings_failed(reason: str) -> CheckResult:
@@ -40,14 +49,18 @@ def settings_failed(reason: str) -> CheckResult:
 
 
 async def run_checks(settings: Settings) -> list[CheckResult]:
-    checks: list[Callable[[Settings], Awaitable[CheckResult]]] = [
+    checks: list[Callable[[Settings], Awaitable[CheckResult | list[CheckResult]]]] = [
         _settings,
         _store,
         _ytdlp,
         _ffmpeg,
         _telegram,
     ]
-    return [await check(settings) for check in checks]
+    results: list[CheckResult] = []
+    for check in checks:
+        result = await check(settings)
+        results += result if isinstance(result, list) else [result]
+    return results
 
 
 async def _settings(settings: Settings) -> CheckResult:
@@ -88,27 +101,64 @@ async def _ffmpeg(settings: Settings) -> CheckResult:
     return CheckResult("ffmpeg", True, first.split(" Copyright")[0] + ", ffprobe found")
 
 
-async def _telegram(settings: Settings) -> CheckResult:
+async def _telegram(settings: Settings) -> CheckResult | list[CheckResult]:
     if settings.bot_token is None:
         return CheckResult("telegram", False, "VIDRELAY_BOT_TOKEN is not set")
     token = settings.bot_token.get_secret_value()
     if (problem := token_problem(token)) is not None:
         return CheckResult("telegram", False, f"VIDRELAY_BOT_TOKEN {problem}")
     bot = make_bot(token, settings.telegram_api_url, settings.telegram_local_mode, max_retries=0)
+    account = TelegramAccount(bot)
     try:
-        name = await TelegramAccount(bot).identify()
-    except MessengerError as error:
-        return CheckResult("telegram", False, _refusal(error, settings.telegram_api_url))
+        try:
+            profile = await account.profile()
+        except MessengerError as error:
+            return CheckResult("telegram", False, _refusal("getMe", error, settings.telegram_api_url))
+        results = [CheckResult("telegram", True, f"{profile.name} via {settings.telegram_api_url}")]
+        if not profile.reads_group_messages:
+            results.append(_warning("telegram", PRIVACY_MODE))
+        try:
+            webhook = await account.webhook()
+        except MessengerError as error:
+            return [
+                *results,
+                CheckResult("webhook", False, _refusal("getWebhookInfo", error, settings.telegram_api_url)),
+            ]
     finally:
         await bot.session.close()
-    return CheckResult("telegram", True, f"{name} via {settings.telegram_api_url}")
+    return [*results, *_webhook(webhook, settings.webhook_url)]
 
 
-def _refusal(error: MessengerError, api_url: str) -> str:
+PRIVACY_MODE = (
+    "privacy mode is on: in groups the bot sees commands and replies to it, not plain links."
+    " Turn it off with @BotFather (/setprivacy → Disable), then remove the bot from each group and"
+    " add it again, or make it an administrator there (see the README's Groups)"
+)
+
+
+def _webhook(state: WebhookState, ours: str | None) -> list[CheckResult]:
+    if not state.url:
+        return []
+    waiting = f"{state.pending_updates} update(s) waiting"
+    results = [
+        CheckResult("webhook", True, f"set to VIDRELAY_WEBHOOK_URL, {waiting}")
+        if state.url == ours
+        else _warning(
+            "webhook",
+            f"a webhook is set (not VIDRELAY_WEBHOOK_URL), {waiting}: `vidrelay run` deletes it at start"
+            " and polls, keeping the updates; `vidrelay run --webhook` replaces it",
+        )
+    ]
+    if state.last_error:
+        results.append(_warning("webhook", f"Telegram's last delivery failed: {_one_line(state.last_error)}"))
+    return results
+
+
+def _refusal(method: str, error: MessengerError, api_url: str) -> str:
     text = _one_line(error.description)
     if error.code is None:
-        return f"{api_url} did not answer getMe: {text}"
-    return f"the Bot API answered getMe with {error.code} {text}"
+        return f"{api_url} did not answer {method}: {text}"
+    return f"the Bot API answered {method} with {error.code} {text}"
 
 
 def _ended(exit: Exit) -> str:

@@ -61,6 +61,7 @@ from core.status import StatusQuery
 from core.trust.buttons import SignedButtons
 from core.trust.keys import InstallKeys
 from core.trust.settings_access import SettingsAccess
+from core.update_freshness import UpdateFreshness
 from core.url_policy import GuardRules
 from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.bot.health import Liveness
@@ -70,7 +71,7 @@ from entrypoints.settings import Settings
 from entrypoints.stores import memory_store, postgres_store, sqlite_store
 from ports.net import HostResolver
 from ports.store import Store
-from ports.telemetry import ApiEvents
+from ports.telemetry import ApiEvents, UpdateEvents
 
 
 async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncIterator[ForwardProxy]:
@@ -91,11 +92,16 @@ async def _stopped_at_close(downloader: YtDlpDownloader) -> AsyncIterator[YtDlpD
 
 
 async def _bot(
-    token: SecretStr | None, api_url: str, local_mode: bool, flood: FloodControl, events: ApiEvents
+    token: SecretStr | None,
+    api_url: str,
+    local_mode: bool,
+    flood: FloodControl,
+    events: ApiEvents,
+    updates: UpdateEvents,
 ) -> AsyncIterator[Bot]:
     if token is None:
         raise RuntimeError("the bot was asked for without VIDRELAY_BOT_TOKEN; `vidrelay run` checks it first")
-    bot = make_bot(token.get_secret_value(), api_url, local_mode, flood=flood, events=events)
+    bot = make_bot(token.get_secret_value(), api_url, local_mode, flood=flood, events=events, updates=updates)
     try:
         yield bot
     finally:
@@ -179,6 +185,9 @@ class Container(containers.DeclarativeContainer):
     pacing = flood.provided.pacer
     # One registry per container (so per process, and per test): never prometheus' global default.
     metrics = providers.Singleton(PrometheusMetrics, providers.Singleton(CollectorRegistry))
+    update_freshness = providers.Singleton(
+        UpdateFreshness, clock, stale_seconds=settings.provided.health_stale_seconds
+    )
     bot = providers.Resource(
         _bot,
         settings.provided.bot_token,
@@ -186,6 +195,7 @@ class Container(containers.DeclarativeContainer):
         settings.provided.telegram_local_mode,
         flood,
         metrics,
+        update_freshness,
     )
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     new_id = providers.Object(_short_id)
@@ -327,7 +337,7 @@ class Container(containers.DeclarativeContainer):
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)
-    liveness = providers.Singleton(Liveness)
+    liveness = providers.Singleton(Liveness, update_freshness)
     observed = providers.Singleton(
         Observed,
         status,

@@ -128,6 +128,12 @@ class Settings(BaseSettings):
         description="cap on the blob folder, least recently used sent videos go first; 0 = no cap",
     )
     metrics_port: int = Field(0, ge=0, le=65535, description="Prometheus `/metrics` and `/healthz`; 0 = off")
+    health_stale_seconds: float = Field(
+        60.0,
+        ge=2,
+        le=3600,
+        description="`/healthz` answers 503 once no getUpdates (or webhook request) succeeded for this long",
+    )
     log_format: Literal["text", "json"] = Field(
         "text", description="`text` (key=value) or `json`, one line per event"
     )

@@ -15,7 +15,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture
 async def api() -> AsyncIterator[FakeBotApi]:
-    async with FakeBotApi() as fake:
+    """A bot set up as groups need it: privacy mode off."""
+    async with FakeBotApi(reads_all_group_messages=True) as fake:
         yield fake
 
 
@@ -89,3 +90,35 @@ async def test_missing_tools_and_no_token_fail_their_lines(tmp_path: Path) -> No
     )
     assert lines["telegram"].endswith("failed VIDRELAY_BOT_TOKEN is not set")
     assert lines["yt-dlp"].split()[1] == "ok"
+
+
+async def test_privacy_mode_and_a_webhook_left_behind_are_warnings_that_do_not_fail_the_check(
+    tmp_path: Path,
+) -> None:
+    async with FakeBotApi() as api:  # a new bot: privacy mode on, as @BotFather makes them
+        api.set_webhook("https://old.example.com/bot123:secret/hook", delivery_error="Connection refused")
+        ran = await vidrelay("check", env=check_env(api, tmp_path / "data"))
+    assert ran.code == 0, ran.stdout + ran.stderr
+    telegram = [line for line in ran.lines if line.startswith(("telegram", "webhook"))]
+    assert [line.split()[:2] for line in telegram] == [
+        ["telegram", "ok"],
+        ["telegram", "warning"],
+        ["webhook", "warning"],
+        ["webhook", "warning"],
+    ]
+    assert "privacy mode is on" in telegram[1]
+    assert "/setprivacy" in telegram[1]
+    assert "`vidrelay run` deletes it at start" in telegram[2]
+    assert telegram[3].endswith("Telegram's last delivery failed: Connection refused")
+    assert "secret" not in ran.stdout  # a webhook's path may hold one
+
+
+async def test_the_webhook_of_this_deployment_is_reported_ok(api: FakeBotApi, tmp_path: Path) -> None:
+    url = "https://bot.example.com/webhook"
+    api.set_webhook(url)
+    ran = await vidrelay("check", env=check_env(api, tmp_path / "data", webhook_url=url))
+    assert ran.code == 0
+    assert by_name(ran.lines)["webhook"].split(None, 2)[1:] == [
+        "ok",
+        "set to VIDRELAY_WEBHOOK_URL, 0 update(s) waiting",
+    ]

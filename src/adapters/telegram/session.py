@@ -10,10 +10,10 @@ from aiogram.enums import ParseMode
 
 from adapters.system.clock import SystemClock
 from adapters.telegram.flood import FloodControl
-from adapters.telegram.observer import ApiObserver
+from adapters.telegram.observer import ApiObserver, UpdatesObserver
 from adapters.telegram.pacing import PacingPolicy
 from ports.clock import Clock
-from ports.telemetry import ApiEvents
+from ports.telemetry import ApiEvents, UpdateEvents
 
 REQUEST_TIMEOUT_SECONDS = 60.0
 
@@ -29,13 +29,15 @@ def make_bot(
     max_retry_after: float = 60.0,
     flood: FloodControl | None = None,
     events: ApiEvents | None = None,
+    updates: UpdateEvents | None = None,
 ) -> Bot:
     """A Bot whose every call goes to `{api_url}/bot{token}/{method}` through FloodControl.
 
     `local_mode` marks a local Bot API server: files are passed by path, and downloads read the disk.
     `flood`: a FloodControl of the caller's (whose pacer the core asks too); else one made of
     `clock`, `pacing`, `max_retries` and `max_retry_after`.
-    `events` hears of every refused call, each 429 that FloodControl waits out included.
+    `events` hears of every refused call, each 429 that FloodControl waits out included;
+    `updates` of every getUpdates' outcome.
     """
     session = AiohttpSession(
         api=TelegramAPIServer.from_base(api_url, is_local=local_mode), timeout=REQUEST_TIMEOUT_SECONDS
@@ -47,4 +49,6 @@ def make_bot(
     session.middleware(flood)
     if events is not None:
         session.middleware(ApiObserver(events))  # inside FloodControl: it sees every answer
+    if updates is not None:
+        session.middleware(UpdatesObserver(updates))
     return Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))

@@ -9,7 +9,8 @@ Start order (on a one-process store, `vidrelay run` holds the data folder's lock
 see entrypoints/commands.py) → store (a file that is not ours, or a database that cannot be
 reached, exits 2) → Telegram's getMe (asked again with a capped backoff while Telegram does not
 answer; a refused token exits 2) → engine (crash attribution of a dead previous process's jobs,
-dead-lettering of jobs that killed earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop
+dead-lettering of jobs that killed earlier boots) → the command menus (setMyCommands) → a
+webhook left behind deleted → polling. Stop order on SIGTERM/SIGINT: stop
 polling → stop claiming, let in-flight jobs and links still waiting for the store finish for the
 grace period → the log messages' last edits (a few seconds) → close. A polling loop that dies
 is fatal: logged, exit 1.
@@ -25,17 +26,18 @@ import sys
 from typing import TYPE_CHECKING, Literal
 
 from aiogram import Bot, Dispatcher
-from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
-from aiohttp import web
 from returns.result import Failure, Success
 
 from adapters.telegram.account import TelegramAccount, token_problem
-from core.startup import reach_chat_service
+from core.command_menus import command_menus
+from core.startup import leave_webhook, publish_menus, reach_chat_service
 from entrypoints.bot.health import Liveness
 from entrypoints.bot.metrics import start_metrics
+from entrypoints.bot.webhook import serve_webhook
 from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
 from entrypoints.settings import Settings
+from ports.clock import Clock
 from ports.errors import StoreError
 from ports.notices import WorkNotices
 
@@ -108,7 +110,9 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
                 if role == "worker":
                     await stop.wait()
                     return EXIT_OK
-                code = await _receive_updates(settings, dispatcher, bot, webhook, stop, observed.liveness)
+                code = await _receive_updates(
+                    settings, dispatcher, bot, webhook, stop, observed.liveness, container.clock()
+                )
                 return EXIT_FATAL if ingest_lock is not None and ingest_lock.lost.is_set() else code
             finally:
                 observed.liveness.stopped()
@@ -189,15 +193,20 @@ async def _receive_updates(
     webhook: bool,
     stop: asyncio.Event,
     liveness: Liveness,
+    clock: Clock,
 ) -> int:
+    account = TelegramAccount(bot)
+    await publish_menus(account, command_menus(settings.admin_user_ids))
     if webhook:
-        return await _webhook(settings, dispatcher, bot, stop, liveness)
+        return await serve_webhook(settings, dispatcher, bot, account, clock, stop, liveness)
+    await leave_webhook(account)
     polling = asyncio.create_task(
         dispatcher.start_polling(
             bot,
             handle_signals=False,
             close_bot_session=False,
             allowed_updates=dispatcher.resolve_used_update_types(),
+            polling_timeout=_poll_seconds(settings.health_stale_seconds),
         )
     )
     liveness.polling(polling)
@@ -216,27 +225,6 @@ async def _receive_updates(
     return EXIT_OK
 
 
-async def _webhook(
-    settings: Settings, dispatcher: Dispatcher, bot: Bot, stop: asyncio.Event, liveness: Liveness
-) -> int:
-    assert settings.webhook_url is not None
-    assert settings.webhook_secret is not None
-    secret = settings.webhook_secret.get_secret_value()
-    web_app = web.Application()
-    SimpleRequestHandler(dispatcher=dispatcher, bot=bot, secret_token=secret).register(
-        web_app, path="/webhook"
-    )
-    setup_application(web_app, dispatcher, bot=bot)
-    runner = web.AppRunner(web_app, access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "0.0.0.0", settings.webhook_port).start()  # noqa: S104 - behind the proxy
-    await bot.set_webhook(
-        settings.webhook_url, secret_token=secret, allowed_updates=dispatcher.resolve_used_update_types()
-    )
-    liveness.webhook(listening=True)
-    try:
-        await stop.wait()
-    finally:
-        liveness.stopped()
-        await runner.cleanup()
-    return EXIT_OK
+def _poll_seconds(stale_seconds: float) -> int:
+    """A long poll that answers well within the staleness window: a quiet bot stays healthy."""
+    return max(1, min(10, int(stale_seconds / 3)))

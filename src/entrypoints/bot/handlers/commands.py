@@ -1,4 +1,4 @@
-"""/start, /help and the admins' /status."""
+"""/start, /help, /id and the admins' /status."""
 
 from __future__ import annotations
 
@@ -18,7 +18,14 @@ def setup() -> Router:
     router.message.register(on_help, CommandStart())
     router.message.register(on_help, Command("help"))
     router.message.register(on_status, Command("status"))
+    router.message.register(on_id, Command("id"))
     return router
+
+
+async def on_id(message: Message) -> None:
+    """Anyone, anywhere: the ids VIDRELAY_ALLOWED_CHAT_IDS and VIDRELAY_ADMIN_USER_IDS ask for."""
+    user = message.from_user.id if message.from_user else None
+    await message.reply(texts.your_ids(user, message.chat.id, str(message.chat.type)))
 
 
 async def on_help(message: Message) -> None:
