@@ -133,6 +133,7 @@ class Container(containers.DeclarativeContainer):
             sqlite_store,
             path=settings.provided.sqlite_path,
             synchronous=settings.provided.sqlite_synchronous,
+            clock=clock,
         ),
         postgres=providers.Resource(
             postgres_store,

@@ -26,9 +26,9 @@ async def memory_store() -> AsyncIterator[Store]:
     await store.close()
 
 
-async def sqlite_store(path: Path, synchronous: str) -> AsyncIterator[Store]:
+async def sqlite_store(path: Path, synchronous: str, clock: Clock) -> AsyncIterator[Store]:
     path.parent.mkdir(parents=True, exist_ok=True)
-    store = await SqliteStore.open(path, synchronous=synchronous)
+    store = await SqliteStore.open(path, synchronous=synchronous, clock=clock)
     try:
         yield store
     finally:
@@ -54,7 +54,9 @@ async def open_store(settings: Settings) -> AsyncIterator[Store]:
         case "memory":
             opened = asynccontextmanager(memory_store)()
         case "sqlite":
-            opened = asynccontextmanager(sqlite_store)(settings.sqlite_path, settings.sqlite_synchronous)
+            opened = asynccontextmanager(sqlite_store)(
+                settings.sqlite_path, settings.sqlite_synchronous, SystemClock()
+            )
         case "postgres":
             opened = asynccontextmanager(postgres_store)(
                 settings.database_dsn, settings.data_dir, settings.database_pool_size, SystemClock()
