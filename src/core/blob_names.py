@@ -20,10 +20,16 @@ page): their key names the page itself, or two sites' videos would share one blo
 
 
 def blob_key(info: VideoInfo) -> str:
+    """`extractor:id:format_id` (`generic:<webpage_url>:<format_id>` for a page-scoped one), and
+    for one entry of a multi-video post `#entry=<n>` after it: the entries of a page with several
+    <video> tags share the page's URL and the format id, and one key would make them one video
+    (one download shared, the first clip sent for each, one file released under the others)."""
     extractor = info.extractor.strip().lower()
     if not extractor or extractor in PAGE_SCOPED_EXTRACTORS or not info.id:
-        return f"generic:{info.webpage_url}:{info.format_id}"
-    return f"{extractor}:{info.id}:{info.format_id}"
+        key = f"generic:{info.webpage_url}:{info.format_id}"
+    else:
+        key = f"{extractor}:{info.id}:{info.format_id}"
+    return key if info.entry is None else f"{key}#entry={info.entry}"
 
 
 def blob_file_name(key: str, ext: str) -> str:

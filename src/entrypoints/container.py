@@ -36,9 +36,10 @@ from adapters.ytdlp.updater import YtDlpUpdater
 from core.chat.log_views import LogViews
 from core.chat_settings.access import RememberedAccess
 from core.chat_settings.service import ChatSettingsService
-from core.jobs.breaker import CircuitBreakers
+from core.jobs.breaker import CircuitBreakers, ReopenSites
 from core.jobs.engine import Engine, EngineConfig
-from core.jobs.registry import JobRegistry, JobType
+from core.jobs.registry import JobRegistry
+from core.jobs.signals import Signal
 from core.lifecycle.retry_policy import RetryPolicy
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
@@ -110,14 +111,6 @@ async def _bot(
 
 def _short_id() -> str:
     return uuid.uuid4().hex[:16]
-
-
-def _with_jobs(engine: Engine, registry: JobRegistry, jobs: list[JobType]) -> Engine:
-    """The download job submits its children through the engine that runs it, so the engine
-    exists before its job list: the registry is filled once both do."""
-    for job_type in jobs:
-        registry.register(job_type)
-    return engine
 
 
 class Container(containers.DeclarativeContainer):
@@ -201,31 +194,6 @@ class Container(containers.DeclarativeContainer):
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     new_id = providers.Object(_short_id)
 
-    # The job engine. SQLite and memory serve one process (`vidrelay run` holds the data
-    # folder's instance lock), so EngineConfig's sole_instance is on there: at boot, every other
-    # holder of a row is dead, and its rows come back through the crash-attribution rule. On
-    # PostgreSQL other workers are alive: their rows come back only through the dead-holder rule.
-    registry = providers.Singleton(JobRegistry)
-    bare_engine = providers.Singleton(
-        Engine,
-        store,
-        clock,
-        registry,
-        providers.Singleton(
-            EngineConfig,
-            concurrency=settings.provided.job_concurrency,
-            max_attempts=settings.provided.max_attempts,
-            retry=providers.Singleton(RetryPolicy, base_seconds=settings.provided.retry_base_seconds),
-            lease_seconds=settings.provided.lease_seconds,
-            heartbeat_seconds=settings.provided.heartbeat_seconds,
-            sole_instance=settings.provided.single_process_store,
-        ),
-        random,
-        providers.Singleton(worker_id),
-        providers.Singleton(CircuitBreakers),
-        metrics,
-    )
-
     # The signing secret lives in the store: every process sharing it signs alike.
     keys = providers.Singleton(InstallKeys, store, providers.Object(secrets.token_bytes))
     buttons = providers.Singleton(SignedButtons, keys)
@@ -255,7 +223,6 @@ class Container(containers.DeclarativeContainer):
         handled=store,
         guard=guard,
         clock=clock,
-        jobs=bare_engine,
         new_id=new_id,
         buttons=buttons,
         audio=downloader,
@@ -285,13 +252,17 @@ class Container(containers.DeclarativeContainer):
         ),
         off=providers.Object(None),
     )
-    confirmations = providers.Singleton(Confirmations, store, clock, bare_engine.provided.wake, buttons)
+    # Whoever makes work claimable outside the engine (a confirmed prompt, a closed breaker, another
+    # process's NOTIFY) wakes the engine's idle workers through this.
+    work_arrived = providers.Singleton(Signal)
+    breakers = providers.Singleton(CircuitBreakers)
+    confirmations = providers.Singleton(Confirmations, store, clock, work_arrived.provided.fire, buttons)
     update_status = providers.Singleton(UpdateStatus)
     periodic = providers.Singleton(
         Periodic,
         updater,
         settings.provided.ytdlp_update_interval_seconds,
-        bare_engine.provided.close_breakers,
+        providers.Singleton(ReopenSites, breakers, work_arrived.provided.fire),
         blobs,
         info,
         store,
@@ -302,9 +273,34 @@ class Container(containers.DeclarativeContainer):
     jobs = providers.Singleton(
         job_types, download, download_inline, periodic, settings.provided.attempt_timeout_seconds
     )
-    engine = providers.Singleton(_with_jobs, bare_engine, registry, jobs)
+    # The job engine, over the job list above: a job that enqueues others does it through the
+    # engine's JobSubmitter in its context, so nothing here waits for the engine to exist. SQLite
+    # and memory serve one process (`vidrelay run` holds the data folder's instance lock), so
+    # EngineConfig's sole_instance is on there: at boot, every other holder of a row is dead, and
+    # its rows come back through the crash-attribution rule. On PostgreSQL other workers are
+    # alive: their rows come back only through the dead-holder rule.
+    engine = providers.Singleton(
+        Engine,
+        store,
+        clock,
+        providers.Singleton(JobRegistry, jobs),
+        providers.Singleton(
+            EngineConfig,
+            concurrency=settings.provided.job_concurrency,
+            max_attempts=settings.provided.max_attempts,
+            retry=providers.Singleton(RetryPolicy, base_seconds=settings.provided.retry_base_seconds),
+            lease_seconds=settings.provided.lease_seconds,
+            heartbeat_seconds=settings.provided.heartbeat_seconds,
+            sole_instance=settings.provided.single_process_store,
+        ),
+        random,
+        providers.Singleton(worker_id),
+        breakers=breakers,
+        events=metrics,
+        wake=work_arrived,
+    )
 
-    # What the entrypoints use: each depends on `engine`, so the job list is registered first.
+    # What the handlers use.
     announcements = providers.Singleton(
         Announcements, log_views, store, worker_slots=settings.provided.job_concurrency
     )

@@ -60,7 +60,8 @@ async def _run(args: argparse.Namespace, store: Store, now: float) -> int:
 
 async def _retry(store: Store, failed_ids: list[int], now: float) -> int:
     """One id at a time, so that an id that is not (or no longer) a dead letter is named."""
-    requeued, unknown = [], []
+    requeued: list[tuple[int, list[int]]] = []
+    unknown: list[tuple[int, list[int]]] = []
     for failed_id in failed_ids:
         new_ids = await store.retry_failed([failed_id], now)
         (requeued if new_ids else unknown).append((failed_id, new_ids))

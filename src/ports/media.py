@@ -39,6 +39,10 @@ class VideoInfo:
     """Who made it, for a music player: the artist, else the uploader or channel."""
     has_video: bool = True
     """False for a photo item of a carousel or an audio-only entry."""
+    entry: int | None = None
+    """Where this video stands among the entries of a multi-video post or playlist (1-based, as
+    the site lists them); None when the URL is the video itself. Entries of one page may share
+    everything else (the page's URL, the format id), so this is what keeps them apart."""
 
 
 class Stage(Enum):

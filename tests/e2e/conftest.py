@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import itertools
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
@@ -23,6 +24,7 @@ from testkit.telegram import Chat, FakeBotApi, FloodLimits, StoredMessage, User,
 from testkit.video_site import VideoServer
 
 CLIPS_DIR = Path(tempfile.gettempdir()) / "vidrelay-test-clips"
+VIDRELAY = Path(sys.executable).with_name("vidrelay")
 WAIT_SECONDS = 60.0
 _ids = itertools.count(1)
 ADMIN = User(4242, "Admin", username="admin")
@@ -72,6 +74,27 @@ class Stack:
             lambda: next((v for v in self.api.videos(chat_id) if v.reply_to == message_id), None),
             timeout=timeout,
         )
+
+    async def jobs_left(self) -> int:
+        """The jobs still queued or running, as `vidrelay jobs list` reads them from the store."""
+        proc = await asyncio.create_subprocess_exec(
+            str(VIDRELAY),
+            *("jobs", "list", "--json"),
+            env=self.bot._env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        out, _ = await proc.communicate()
+        assert proc.returncode == 0
+        return len([line for line in out.decode().splitlines() if line.strip().startswith("{")])
+
+    async def until_no_jobs(self) -> None:
+        """Until the store holds no job: whatever the bot was asked to do is done."""
+        for _ in range(600):
+            if await self.jobs_left() == 0:
+                return
+            await asyncio.sleep(0.1)
+        raise AssertionError("the job never finished")
 
     def log_message(self, chat_id: int, message_id: int) -> StoredMessage | None:
         return next(

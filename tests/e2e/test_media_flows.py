@@ -7,10 +7,8 @@ so the tests probe what Telegram received.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -31,7 +29,6 @@ STREAMS = CLIPS_DIR / "streams"
 MB = 1024 * 1024
 AV1 = av1_source()
 TWO = (Variant(240, 400), Variant(120, 100))
-VIDRELAY = Path(sys.executable).with_name("vidrelay")
 CAP = 1_000_000
 
 
@@ -232,29 +229,6 @@ async def test_a_video_too_long_to_fit_at_a_watchable_bitrate_is_refused_before_
 # The download cap -------------------------------------------------------------------------------
 
 
-async def jobs_left(stack: Stack) -> int:
-    proc = await asyncio.create_subprocess_exec(
-        str(VIDRELAY),
-        "jobs",
-        "list",
-        "--json",
-        env=stack.bot._env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    out, _ = await proc.communicate()
-    assert proc.returncode == 0
-    return len([line for line in out.decode().splitlines() if line.strip().startswith("{")])
-
-
-async def until_no_jobs(stack: Stack) -> None:
-    for _ in range(600):
-        if await jobs_left(stack) == 0:
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError("the job never finished")
-
-
 def edits_after(stack: Stack, chat_id: int, at: float) -> list[str]:
     return [
         c.method
@@ -271,7 +245,7 @@ async def refusal_of(stack: Stack, chat_id: int, message_id: int) -> float:
         ),
         timeout=60,
     )
-    await until_no_jobs(stack)
+    await stack.until_no_jobs()
     [call] = [
         c
         for c in stack.api.calls_of("sendMessage")

@@ -16,12 +16,14 @@ from adapters.ffmpeg import FfprobeProber
 from adapters.ytdlp import YtDlpCommand, YtDlpDownloader, YtDlpLocator
 from adapters.ytdlp.downloader import INFO_JSON_NAME, MAX_ENTRIES
 from adapters.ytdlp.progress import MARKER
+from core.blob_names import blob_key
 from core.ytdlp_errors import FailureKind, classify_ytdlp
 from ports.media import Progress, ToolFailure, VideoInfo
-from testkit.video_site import Body, FailThen, Trickle, VideoServer, html_page
+from testkit.clips import ensure_clips
+from testkit.video_site import Body, Embedded, FailThen, Trickle, VideoServer, distinct_clips
 from tests.support.procs import pids_mentioning
 
-from .conftest import CLOUD_LIMIT, direct_info, names_in, wait_until
+from .conftest import CLIPS_DIR, CLOUD_LIMIT, direct_info, names_in, wait_until
 
 pytestmark = pytest.mark.slow
 SCRAPE_TIMEOUT = 60.0
@@ -91,19 +93,23 @@ async def test_a_page_with_a_video_tag_downloads_through_the_generic_extractor(
 async def test_a_post_with_many_videos_yields_one_more_than_the_cap_and_each_entry_downloads(
     ytdlp: YtDlpDownloader, video_server: VideoServer, staging: Path
 ) -> None:
-    clips = ["short", "medium"] * 6
-    videos = "".join(f'<video src="/clips/{name}.mp4?n={i}"></video>' for i, name in enumerate(clips))
-    video_server.set_route("/pages/many.html", html_page("Many", videos))
+    clips = distinct_clips("many", MAX_ENTRIES + 2)
+    url = await video_server.add_gallery("/pages/many", [Embedded(c) for c in clips], title="Many")
 
-    result = await ytdlp.scrape(video_server.url("/pages/many.html"), timeout=SCRAPE_TIMEOUT)
+    result = await ytdlp.scrape(url, timeout=SCRAPE_TIMEOUT)
 
     infos = result.unwrap()
     assert len(infos) == MAX_ENTRIES + 1
-    assert len({i.id for i in infos}) == len(infos)
+    # As real pages are: one page URL and one format id for all; only the place tells them apart.
+    assert {(i.extractor, i.webpage_url, i.format_id) for i in infos} == {("html5", url, "0")}
+    assert [i.entry for i in infos] == list(range(1, MAX_ENTRIES + 2))
+    assert len({blob_key(i) for i in infos}) == len(infos)
     assert {i.playlist_title for i in infos} == {"Many"}
     assert all(i.has_video for i in infos)
+    [second_clip] = (await ensure_clips(CLIPS_DIR, [clips[1]])).values()
     path = (await ytdlp.download(infos[1], staging, timeout=SCRAPE_TIMEOUT)).unwrap()
-    assert sha256(path) == sha256(video_server.clip("medium"))
+    assert sha256(path) == sha256(second_clip)
+    assert [r.path for r in video_server.requests if r.path.endswith(".mp4")] == ["/pages/many/many-1.mp4"]
 
 
 async def test_a_flaky_video_host_is_retried_by_yt_dlp_within_one_attempt(

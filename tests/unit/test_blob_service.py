@@ -399,6 +399,35 @@ async def test_release_keeps_pinned_bytes_even_when_sent(
     assert await blobs.release(KEY) is True
 
 
+async def test_bytes_held_by_jobs_stay_until_the_last_holder_lets_go(
+    blobs: BlobService, store: MemoryStore, files: LocalBlobFiles
+) -> None:
+    async with blobs.holding(KEY):
+        async with blobs.holding(KEY):
+            await blobs.fetch(INFO, FakeDownloader(), timeout=1.0)
+            await blobs.record_sent(KEY, "F1", "U1")
+            assert await blobs.release(KEY) is False  # the other holder may still be uploading
+        assert len(await files.listing()) == 1
+        assert await blobs.drop_if(KEY, lambda record, pinned: True) is False  # nor a sweep
+        assert await blobs.release(KEY) is False
+        assert len(await files.listing()) == 1
+
+    assert await files.listing() == []
+    row = await store.blob(KEY)
+    assert row is not None
+    assert (row.file_id, row.file_name) == ("F1", None)
+
+
+async def test_a_holder_that_never_asked_for_a_release_leaves_the_bytes_be(
+    blobs: BlobService, files: LocalBlobFiles
+) -> None:
+    async with blobs.holding(KEY):
+        await blobs.fetch(INFO, FakeDownloader(), timeout=1.0)
+        await blobs.record_sent(KEY, "F1", "U1")
+
+    assert len(await files.listing()) == 1  # a deferred turn (Telegram's pacing) comes back for them
+
+
 async def test_a_release_waits_for_a_fetch_of_the_same_key_in_progress(
     blobs: BlobService, store: MemoryStore, files: LocalBlobFiles
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -263,6 +264,43 @@ async def test_telegrams_retry_after_on_the_video_defers_instead_of_failing(worl
     job = Flooded()
     assert await deliver(world, video(URL), job) == Success(Deferred(world.clock.now() + 7))
     assert job.calls[-2:] == ["sending", "unsent"]
+
+
+class SlowUpload(Recording):
+    """A destination whose upload reads the file only once `go` is set (a slow connection)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go = asyncio.Event()
+        self.uploaded: bytes | None = None
+
+    async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
+        if isinstance(video, VideoFile):
+            await self.go.wait()
+            self.uploaded = video.path.read_bytes()
+        return await super().send(video, meta)
+
+
+async def test_bytes_two_jobs_share_stay_on_disk_until_the_last_of_them_sent_them(
+    world: World, clock: VirtualClock
+) -> None:
+    world.downloader.slow["v1"] = 2.0  # long enough for the second job to join the download
+    fast, slow = Recording(), SlowUpload()
+    first = asyncio.create_task(deliver(world, video(URL), fast))
+    second = asyncio.create_task(deliver(world, video(URL), slow))
+    await clock.run_until(first.done)
+    assert first.result() == Success(None)
+    assert fast.calls[-1] == "delivered F-new"
+
+    slow.go.set()
+
+    assert await second == Success(None)
+    assert slow.uploaded == b"video bytes of v1"
+    assert world.downloader.downloads == ["v1"]
+    record = await world.store.blob(KEY)
+    assert record is not None
+    assert (record.file_id, record.file_name) == ("F-new", None)  # released once both were done
+    assert list(world.files.blob_dir.iterdir()) == []
 
 
 def stored_record(file_id: str) -> BlobRecord:

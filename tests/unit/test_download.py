@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from core.trust.buttons import Press
+from ports.media import VideoInfo
 from ports.messenger import MessengerError
 from tests.support.clock import VirtualClock, settle
 from tests.support.downloader import http_error, video
@@ -235,13 +236,32 @@ async def test_a_long_group_video_asks_first_and_anyone_may_confirm(world: World
     assert len(videos(world, GROUP_CHAT)) == 1
 
 
+def page_entries(url: str, count: int) -> list[VideoInfo]:
+    """A page's <video> tags as yt-dlp lists them: html5 entries that share the page's URL and
+    the format id, told apart only by their place (and an id made of it)."""
+    return [video(url, f"page-{n}", extractor="html5", format_id="0", entry=n) for n in range(1, count + 1)]
+
+
 async def test_a_multi_video_post_fans_out_one_job_per_video(world: World) -> None:
-    entries = [video(URL, f"v{n}") for n in range(3)] + [video(URL, "photo", has_video=False)]
-    world.downloader.serve(URL, *entries)
+    photo = video(URL, "photo", extractor="html5", format_id="0", entry=4, has_video=False)
+    world.downloader.serve(URL, *page_entries(URL, 3), photo)
+    message_id = await world.post(URL)
+    await world.idle()
+    assert sorted(world.downloader.downloads) == ["page-1", "page-2", "page-3"]
+    sent = [m for m in world.messenger.chat(PRIVATE_CHAT) if m.video]
+    assert len({m.video for m in sent}) == 3
+    assert {m.reply_to for m in sent} == {message_id}
+
+
+async def test_a_multi_video_post_again_is_sent_by_file_id_without_a_download(world: World) -> None:
+    world.downloader.serve(URL, *page_entries(URL, 3))
     await world.post(URL)
     await world.idle()
-    assert sorted(world.downloader.downloads) == ["v0", "v1", "v2"]
-    assert len(videos(world, PRIVATE_CHAT)) == 3
+    first = videos(world, PRIVATE_CHAT)
+    await world.post(URL, chat_id=GROUP_CHAT)
+    await world.idle()
+    assert sorted(videos(world, GROUP_CHAT)) == sorted(first)
+    assert len(world.downloader.downloads) == 3
 
 
 async def test_more_than_ten_videos_says_so_and_sends_ten(world: World) -> None:

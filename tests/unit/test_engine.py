@@ -42,7 +42,7 @@ class Harness:
             retry=RetryPolicy(base_seconds=1.0, cap_seconds=300.0, jitter=0.25),
         )
         self.engine = Engine(
-            self.store, self.clock, JobRegistry(types), config, lambda: 0.5, "test-worker", breakers
+            self.store, self.clock, JobRegistry(types), config, lambda: 0.5, "test-worker", breakers=breakers
         )
         return self.engine
 
@@ -86,6 +86,28 @@ async def test_jobs_run_in_fifo_order(harness: Harness, clock: VirtualClock) -> 
     await engine.start()
     await clock.run_until(lambda: len(runs) == 5)
     assert [n for n, _ in runs] == ["0", "1", "2", "3", "4"]
+    assert (await harness.store.counts()).waiting == 0
+
+
+async def test_a_job_enqueues_others_through_its_context_into_the_engine_that_runs_it(
+    harness: Harness, clock: VirtualClock
+) -> None:
+    runs: list[tuple[str, float]] = []
+
+    async def parent(context: JobContext) -> JobOutcome:
+        for n in range(2):
+            await context.jobs.submit("child", {"n": f"child{n}"}, key="site")
+        return DONE
+
+    engine = harness.build(
+        harness.job_type("parent", parent), harness.job_type("child", recorder(clock, runs))
+    )
+    await harness.enqueue("parent")
+    await engine.start()
+    await clock.run_until(lambda: len(runs) == 2)
+
+    assert [n for n, _ in runs] == ["child0", "child1"]
+    assert engine.stats["completed"] == 3
     assert (await harness.store.counts()).waiting == 0
 
 

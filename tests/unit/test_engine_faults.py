@@ -13,10 +13,9 @@ import pytest
 from returns.result import Failure, Success
 
 from adapters.memory.store import MemoryStore
-from core.jobs.breaker import CircuitBreakers
+from core.jobs.backoff import Backoff
 from core.jobs.config import EngineConfig
 from core.jobs.engine import Engine
-from core.jobs.parts import EngineParts
 from core.jobs.registry import JobContext, JobFailure, JobOutcome, JobRegistry, JobType, RetryNotice
 from core.jobs.supervision import Supervisor
 from core.lifecycle.retry_policy import RetryPolicy
@@ -341,10 +340,8 @@ async def test_a_retry_report_that_hangs_does_not_hold_the_retry(
 async def test_a_background_loop_that_dies_is_restarted_and_counted_missing_meanwhile(
     clock: VirtualClock,
 ) -> None:
-    parts = EngineParts(
-        MemoryStore(), clock, JobRegistry(), EngineConfig(concurrency=1), lambda: 0.5, "w", CircuitBreakers()
-    )
-    supervisor = Supervisor(parts)
+    backoff = EngineConfig().error_backoff
+    supervisor = Supervisor(clock=clock, wanted_workers=1, new_backoff=lambda: Backoff(backoff, lambda: 0.5))
     deaths, running = [0], asyncio.Event()
 
     async def body() -> None:

@@ -61,11 +61,12 @@ def only(world: World, periodic: Periodic, name: str) -> JobType:
     return job_type
 
 
-def context(clock: VirtualClock, name: str) -> JobContext:
+def context(world: World, name: str) -> JobContext:
     async def save(_: object) -> None:
         pass
 
-    return JobContext(Job(1, name, {}, 1, 3, clock.now(), clock.now()), save)
+    now = world.clock.now()
+    return JobContext(Job(1, name, {}, 1, 3, now, now), save, world.engine)
 
 
 def test_every_type_is_listed_with_the_inline_job_and_the_updater(
@@ -108,7 +109,7 @@ async def test_an_update_that_changed_yt_dlp_closes_the_breakers_and_says_so_in_
     periodic = periodic_of(world, ScriptedUpdater(UpdateOutcome(True, "2025.1.1", "2025.2.2")), 300.0, closes)
     update = only(world, periodic, "update_ytdlp")
 
-    assert isinstance(await update.run(context(clock, "update_ytdlp")), Success)
+    assert isinstance(await update.run(context(world, "update_ytdlp")), Success)
 
     assert closes.count == 1
     assert (periodic.update_status.version, periodic.update_status.error) == ("2025.2.2", None)
@@ -124,7 +125,7 @@ async def test_a_failed_update_keeps_the_version_fails_the_run_and_closes_nothin
     periodic = periodic_of(world, ScriptedUpdater(failed), 300.0, closes)
     update = only(world, periodic, "update_ytdlp")
 
-    outcome = await update.run(context(clock, "update_ytdlp"))
+    outcome = await update.run(context(world, "update_ytdlp"))
 
     assert isinstance(outcome, Failure)
     assert outcome.failure().reason == "yt-dlp update failed, keeping 2025.1.1: index unreachable"
@@ -141,6 +142,6 @@ async def test_the_cache_sweep_expires_unanswered_prompts(clock: VirtualClock, t
     await world.store.park(PendingRequest("p1", -1, 1, 1, job, None, clock.now()))
     await clock.advance(7 * 3600)
 
-    assert isinstance(await sweep.run(context(clock, "sweep_caches")), Success)
+    assert isinstance(await sweep.run(context(world, "sweep_caches")), Success)
 
     assert await world.store.pending("p1") is None

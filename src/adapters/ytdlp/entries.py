@@ -87,6 +87,7 @@ def to_video_info(
         description=_text(entry, "description"),
         performer=_performer(entry),
         has_video=has_video,
+        entry=_int(entry, "playlist_index"),
     )
 
 

@@ -18,9 +18,9 @@ from returns.result import Failure
 
 from core.jobs.fields import log_fields
 from core.jobs.in_flight import HeldJob, LostLease
-from core.jobs.parts import EngineParts
-from core.jobs.registry import JobContext, JobFailure, JobOutcome, JobType
+from core.jobs.registry import INTERNAL, JobContext, JobFailure, JobOutcome, JobType
 from core.jobs.tasks import finished_within
+from ports.clock import Clock
 from ports.errors import ShutdownAbort
 from ports.jobs import Job
 
@@ -29,8 +29,11 @@ T = TypeVar("T")
 
 
 class Deadlines:
-    def __init__(self, parts: EngineParts) -> None:
-        self._p = parts
+    def __init__(self, *, clock: Clock, hook_timeout_seconds: float, grace_seconds: float) -> None:
+        """`grace_seconds`: how long a cancelled handler or hook may take to stop."""
+        self._clock = clock
+        self._hook_timeout = hook_timeout_seconds
+        self._grace = grace_seconds
         self._abandoned: set[asyncio.Future[Any]] = set()
 
     async def run(self, job_type: JobType, context: JobContext, held: HeldJob) -> JobOutcome:
@@ -43,7 +46,8 @@ class Deadlines:
         except (ShutdownAbort, LostLease):
             raise
         except Exception as error:  # noqa: BLE001 - a bug in one job must not kill the worker
-            return Failure(JobFailure(f"internal error: {error}", detail=traceback.format_exc()))
+            failure = JobFailure(f"internal error: {error}", detail=traceback.format_exc(), code=INTERNAL)
+            return Failure(failure)
         if not finished:
             return Failure(JobFailure(f"Timed out after {seconds:g} seconds"))
         outcome: JobOutcome = task.result()
@@ -54,7 +58,7 @@ class Deadlines:
         task = asyncio.ensure_future(hook)
         job = held.job
         try:
-            if not await self._within(task, self._p.config.hook_timeout_seconds, held, what):
+            if not await self._within(task, self._hook_timeout, held, what):
                 log.warning("%s hook timed out: the job goes on without it", what, extra=log_fields(job))
         except LostLease:
             raise
@@ -67,7 +71,7 @@ class Deadlines:
         if not held.lost:  # lost before it started (the heartbeat ran in between): never start it
             held.running = task
             try:
-                finished = await finished_within(task, self._p.clock, seconds)
+                finished = await finished_within(task, self._clock, seconds)
             except asyncio.CancelledError:  # shutdown past its grace
                 await self.stop(task, held.job, what)
                 raise
@@ -89,7 +93,7 @@ class Deadlines:
         if task.done():
             return
         task.cancel()
-        if await finished_within(task, self._p.clock, self._p.config.deadline_grace_seconds):
+        if await finished_within(task, self._clock, self._grace):
             return
         log.error("%s ignored its cancellation: abandoned, its slot is free", what, extra=log_fields(job))
         self._abandoned.add(task)

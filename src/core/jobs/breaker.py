@@ -7,6 +7,7 @@ yt-dlp update) closes the breaker. Times are passed in; the breaker never reads 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -57,3 +58,16 @@ class CircuitBreakers:
         self._open_until.clear()
         self._failures.clear()
         return closed
+
+
+class ReopenSites:
+    """Every breaker closed at once (a new yt-dlp may have fixed what broke the sites), and the
+    workers woken when one was open: its paused jobs are claimable now."""
+
+    def __init__(self, breakers: CircuitBreakers, wake: Callable[[], None]) -> None:
+        self._breakers = breakers
+        self._wake = wake
+
+    def __call__(self) -> None:
+        if self._breakers.close_all():
+            self._wake()

@@ -4,104 +4,199 @@ Handlers persist a row and return; `concurrency` workers claim rows (write-ahead
 and renewed leases) and run them. A transient failure is persisted as the row's `available_at`,
 so a backing-off job never blocks a worker and a restart keeps its schedule; a job that defers
 itself (`registry.Deferred`: its chat's turn comes later) goes back the same way, its attempt
-refunded. Idle workers sleep
-until the next row is due or an enqueue wakes them — never a busy poll. Every background loop is
-supervised: an error is logged and backed off from, a loop that still dies is started again.
+refunded. Idle workers sleep until the next row is due or an enqueue wakes them — never a busy
+poll. Every background loop is supervised: an error is logged and backed off from, a loop that
+still dies is started again.
 
-The pieces: producing.py (making jobs), worker.py (the loop), attempt.py (deadlines),
-settling.py (the finishing writes), heartbeat.py (leases), supervision.py (staying alive).
+The pieces, each built here with what it needs: boot.py (crash attribution at start),
+producing.py (making jobs), claims.py (taking them), worker.py (the loop), running.py (one
+claimed job to its settling), attempt.py (deadlines), settling.py (the finishing writes),
+heartbeat.py (leases), supervision.py (staying alive). What they share is passed to each:
+the held jobs (`InFlight`), the store's health, and two signals — `wake` (work may be
+claimable) and `finished` (a job let go of its row).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import math
 from collections import Counter
+from dataclasses import dataclass
 from functools import partial
 
 from core.jobs.attempt import Deadlines
-from core.jobs.breaker import CircuitBreakers
+from core.jobs.backoff import Backoff
+from core.jobs.boot import Boot
+from core.jobs.breaker import CircuitBreakers, ReopenSites
+from core.jobs.claims import Claims
 from core.jobs.config import EngineConfig
-from core.jobs.health import EngineHealth
+from core.jobs.health import EngineHealth, StoreHealth
 from core.jobs.heartbeat import Heartbeat
-from core.jobs.parts import EngineParts
+from core.jobs.in_flight import InFlight
 from core.jobs.producing import Producer
 from core.jobs.registry import JobRegistry
+from core.jobs.running import Attempts
 from core.jobs.settling import Settler
+from core.jobs.signals import Signal
+from core.jobs.submitter import JobSubmitter
 from core.jobs.supervision import Supervisor
 from core.jobs.tasks import all_done, first_of, settle
 from core.jobs.worker import Worker
-from core.lifecycle.events import Claimed
 from core.lifecycle.retry_policy import Random
-from core.lifecycle.state import JobState
-from core.lifecycle.step import step
+from core.telemetry import Unobserved
 from ports.clock import Clock
 from ports.jobs import Guard, NewJob
 from ports.json import Payload
 from ports.queue import JobQueue
 from ports.telemetry import JobEvents
 
-log = logging.getLogger("vidrelay.engine")
-
 __all__ = ["Engine", "EngineConfig"]
 
 
-class Engine:
+class Engine(JobSubmitter):
     def __init__(
         self,
-        store: JobQueue,
+        queue: JobQueue,
         clock: Clock,
         registry: JobRegistry,
         config: EngineConfig,
         random: Random,
         worker_id: str,
+        *,
         breakers: CircuitBreakers | None = None,
         events: JobEvents | None = None,
+        wake: Signal | None = None,
     ) -> None:
-        self._p = EngineParts(
-            store, clock, registry, config, random, worker_id, breakers or CircuitBreakers()
+        """`worker_id`: one per process; `events`: told of every job enqueued, completed, retried
+        or buried (the metrics count them); `wake`: fired by whoever makes work claimable
+        outside the engine (a confirmed prompt, a closed breaker, another process's NOTIFY)."""
+        self._clock = clock
+        self._registry = registry
+        self._config = config
+        self._breakers = breakers or CircuitBreakers()
+        self._wake = wake or Signal()
+        self._stopping = asyncio.Event()
+        self._health = StoreHealth(clock)
+        events = events or Unobserved()
+        in_flight, finished = InFlight(), Signal()
+        self._in_flight = in_flight
+        new_backoff = partial(Backoff, config.error_backoff, random)
+        deadlines = Deadlines(
+            clock=clock,
+            hook_timeout_seconds=config.hook_timeout_seconds,
+            grace_seconds=config.deadline_grace_seconds,
         )
-        if events is not None:
-            self._p.events = events
-        self._deadlines = Deadlines(self._p)
-        self._settler = Settler(self._p, self._deadlines)
-        self._producer = Producer(self._p)
-        self._supervisor = Supervisor(self._p)
-        self._workers: list[asyncio.Task[None]] = []
-        self._background: list[asyncio.Task[None]] = []
+        self._deadlines = deadlines
+        self._settler = settler = Settler(
+            queue=queue,
+            clock=clock,
+            in_flight=in_flight,
+            finished=finished,
+            events=events,
+            health=self._health,
+            deadlines=deadlines,
+            new_backoff=new_backoff,
+        )
+        self._producer = Producer(
+            queue=queue,
+            clock=clock,
+            registry=registry,
+            max_attempts=config.max_attempts,
+            events=events,
+            wake=self._wake,
+            health=self._health,
+        )
+        self._boot = Boot(
+            queue=queue,
+            clock=clock,
+            registry=registry,
+            worker_id=worker_id,
+            lease_seconds=config.lease_seconds,
+            sole_instance=config.sole_instance,
+            retry=config.retry,
+            random=random,
+            in_flight=in_flight,
+            settler=settler,
+        )
+        claims = Claims(
+            queue=queue,
+            clock=clock,
+            worker_id=worker_id,
+            lease_seconds=config.lease_seconds,
+            breakers=self._breakers,
+            in_flight=in_flight,
+            health=self._health,
+        )
+        attempts = Attempts(
+            queue=queue,
+            clock=clock,
+            registry=registry,
+            retry=config.retry,
+            random=random,
+            breakers=self._breakers,
+            in_flight=in_flight,
+            deadlines=deadlines,
+            settler=settler,
+            jobs=self._producer,
+            stopping=self._stopping,
+        )
+        self._workers = [
+            Worker(
+                n,
+                claims=claims,
+                attempts=attempts,
+                settler=settler,
+                clock=clock,
+                wake=self._wake,
+                finished=finished,
+                stopping=self._stopping,
+                max_idle_seconds=config.max_idle_seconds,
+                new_backoff=new_backoff,
+            )
+            for n in range(config.concurrency)
+        ]
+        self._heartbeat = Heartbeat(
+            queue=queue,
+            clock=clock,
+            worker_id=worker_id,
+            in_flight=in_flight,
+            health=self._health,
+            every_seconds=config.heartbeat_seconds,
+            lease_seconds=config.lease_seconds,
+        )
+        self._supervisor = Supervisor(clock=clock, wanted_workers=config.concurrency, new_backoff=new_backoff)
+        self._running: _Tasks | None = None
 
     @property
     def breakers(self) -> CircuitBreakers:
-        return self._p.breakers
+        return self._breakers
 
     @property
     def stats(self) -> Counter[str]:
         """Outcomes since start (completed, retried, dead_lettered), for the metrics endpoint."""
-        return self._p.stats
+        return self._settler.stats
 
     @property
     def in_flight(self) -> int:
-        return len(self._p.in_flight)
+        return len(self._in_flight)
 
     @property
     def worker_count(self) -> int:
         """Worker tasks the engine has while it runs."""
-        return self._p.config.concurrency
+        return self._config.concurrency
 
     @property
     def live_workers(self) -> int:
         return self._supervisor.live_workers
 
     def health(self) -> EngineHealth:
-        p = self._p
-        running = bool(self._workers) and not p.stopping.is_set()
+        running = self._running is not None and not self._stopping.is_set()
         return EngineHealth(
             live_workers=self._supervisor.live_workers,
-            wanted_workers=p.config.concurrency,
-            short_for_seconds=self._supervisor.short_for(p.clock.now()) if running else math.inf,
-            store_refuses_writes=p.store_health.refusing_writes,
-            grace_seconds=p.config.health_grace_seconds,
+            wanted_workers=self._config.concurrency,
+            short_for_seconds=self._supervisor.short_for(self._clock.now()) if running else math.inf,
+            store_refuses_writes=self._health.refusing_writes,
+            grace_seconds=self._config.health_grace_seconds,
         )
 
     # Producing -------------------------------------------------------------------------
@@ -118,85 +213,72 @@ class Engine:
         owner_id: int | None = None,
         guard: Guard | None = None,
     ) -> int | None:
-        """Enqueue a registered job type with its own attempt budget; None if the guard refused."""
-        return await self.enqueue(self.new_job(name, payload, key=key, owner_id=owner_id), guard)
+        return await self._producer.submit(name, payload, key=key, owner_id=owner_id, guard=guard)
 
     def new_job(self, name: str, payload: Payload, *, key: str = "", owner_id: int | None = None) -> NewJob:
         return self._producer.new_job(name, payload, key=key, owner_id=owner_id)
 
     def wake(self) -> None:
         """An enqueue (or a closed breaker) may have made work claimable: wake idle workers."""
-        self._p.wake.fire()
+        self._wake.fire()
 
     def close_breakers(self) -> None:
-        if self._p.breakers.close_all():
-            self.wake()
+        ReopenSites(self._breakers, self.wake)()
 
     def job_names(self) -> list[str]:
-        return self._p.registry.names()
+        return self._registry.names()
 
     # Lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> int:
-        """Boot: take back the rows of a dead previous process (crash attribution), bury the jobs
-        that used up their attempts, start the workers, the heartbeat and the periodic ticks.
+        """Boot (see boot.py), then start the workers, the heartbeat and the periodic ticks.
 
         Returns how many jobs gave up at this boot.
         """
-        p = self._p
-        if p.config.sole_instance:
-            back = await p.queue.recover(p.worker_id)
-            if back:
-                log.warning("boot: %d job(s) came back from a process that died", back)
-        gave_up = await self._bury_exhausted()
-        # Every boot says it (the SPEC), so zero is routine; a job that gave up killed its
-        # process at every attempt, and the operator should look at it.
-        log.log(logging.WARNING if gave_up else logging.INFO, "boot: %d job(s) gave up at this boot", gave_up)
+        gave_up = await self._boot.run()
         keep = self._supervisor.keep_running
-        for n in range(p.config.concurrency):
-            worker = Worker(p, self._settler, self._deadlines, n)
-            self._workers.append(keep(f"vidrelay-worker-{n}", worker.run, worker=True))
-        self._background.append(keep("vidrelay-heartbeat", Heartbeat(p).run))
-        for job_type in p.registry.periodic():
-            self._background.append(
+        self._running = _Tasks(
+            workers=[
+                keep(f"vidrelay-worker-{n}", worker.run, worker=True)
+                for n, worker in enumerate(self._workers)
+            ],
+            heartbeat=keep("vidrelay-heartbeat", self._heartbeat.run),
+            ticks=[
                 keep(f"vidrelay-tick-{job_type.name}", partial(self._producer.tick, job_type))
-            )
-        return gave_up
-
-    async def _bury_exhausted(self) -> int:
-        p = self._p
-        gave_up = 0
-        for job in await p.queue.claim_exhausted(p.worker_id, p.clock.now(), p.config.lease_seconds):
-            p.in_flight.hold(job, p.clock.now())
-            job_type = p.registry.get(job.name)
-            periodic = bool(job_type and job_type.interval_seconds)
-            _, effect = step(
-                JobState.before_claim(job, periodic=periodic), Claimed(), p.config.retry, p.random
-            )
-            await self._settler.apply(job, effect, job_type)
-            gave_up += not periodic
-            if periodic:
-                log.warning("periodic job dropped after its process died", extra={"job_name": job.name})
+                for job_type in self._registry.periodic()
+            ],
+        )
         return gave_up
 
     async def stop(self, grace_seconds: float) -> None:
         """Stop claiming; let in-flight jobs finish for `grace_seconds`, then cancel them.
 
         Cancelled jobs are released with their attempt refunded: the rows wait for the next boot.
-        The heartbeat keeps the leases of the jobs still finishing until the workers are done.
+        In this order: the ticks stop enqueueing; the workers get the grace; then the workers and
+        the heartbeat go (it keeps the leases of the jobs still finishing until the workers are
+        done); last, the handlers that ignored their cancellation.
         """
-        p = self._p
-        p.stopping.set()
+        self._stopping.set()
         self.wake()
-        ticks = self._background[1:]
-        for task in ticks:
+        running, self._running = self._running, None
+        if running is None:
+            return
+        for task in running.ticks:
             task.cancel()
-        await settle(ticks)
+        await settle(running.ticks)
         # Every worker is let go on its own first, idle ones too: one in the middle of a claim or
         # of deleting a finished job's row must finish that step, or a claimed job would keep a
         # spent attempt and a delivered one would run again.
-        await first_of(all_done(self._workers), p.clock.sleep(grace_seconds))
-        for task in [*self._workers, *self._background]:
+        await first_of(all_done(running.workers), self._clock.sleep(grace_seconds))
+        for task in [*running.workers, running.heartbeat]:
             task.cancel()
-        await settle([*self._workers, *self._background, *self._deadlines.cancel_abandoned()])
-        self._workers, self._background = [], []
+        await settle([*running.workers, running.heartbeat, *self._deadlines.cancel_abandoned()])
+
+
+@dataclass(frozen=True, slots=True)
+class _Tasks:
+    """The engine's tasks while it runs, by what each is: stopping takes them in a set order."""
+
+    workers: list[asyncio.Task[None]]
+    heartbeat: asyncio.Task[None]
+    ticks: list[asyncio.Task[None]]

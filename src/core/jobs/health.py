@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass
+from typing import TypeVar
+
+from ports.clock import Clock
+
+T = TypeVar("T")
 
 
 class StoreHealth:
@@ -12,8 +18,20 @@ class StoreHealth:
     noticed without waiting for a user's link to fail.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
         self.refusing_since: float | None = None
+
+    async def write(self, write: Awaitable[T]) -> T:
+        """`write`'s answer, its outcome noted (/healthz reports a store that refuses writes);
+        the store's error is raised on for the caller to handle."""
+        try:
+            answer = await write
+        except Exception:
+            self.refused(self._clock.now())
+            raise
+        self.wrote()
+        return answer
 
     def wrote(self) -> None:
         self.refusing_since = None

@@ -10,32 +10,49 @@ from __future__ import annotations
 import logging
 
 from core.jobs.fields import log_fields
-from core.jobs.parts import EngineParts
+from core.jobs.health import StoreHealth
+from core.jobs.in_flight import InFlight
+from ports.clock import Clock
+from ports.queue import JobQueue
 
 log = logging.getLogger("vidrelay.engine")
 
 
 class Heartbeat:
-    def __init__(self, parts: EngineParts) -> None:
-        self._p = parts
+    def __init__(
+        self,
+        *,
+        queue: JobQueue,
+        clock: Clock,
+        worker_id: str,
+        in_flight: InFlight,
+        health: StoreHealth,
+        every_seconds: float,
+        lease_seconds: float,
+    ) -> None:
+        self._queue = queue
+        self._clock = clock
+        self._worker_id = worker_id
+        self._in_flight = in_flight
+        self._health = health
+        self._every = every_seconds
+        self._lease_seconds = lease_seconds
 
     async def run(self) -> None:
-        p = self._p
         while True:
-            await p.clock.sleep(p.config.heartbeat_seconds)
+            await self._clock.sleep(self._every)
             await self.beat()
 
     async def beat(self) -> None:
-        p = self._p
-        leases = p.in_flight.leases()
+        leases = self._in_flight.leases()
         try:
-            lost = await p.store_write(
-                p.queue.renew(p.worker_id, leases, p.clock.now(), p.config.lease_seconds)
+            lost = await self._health.write(
+                self._queue.renew(self._worker_id, leases, self._clock.now(), self._lease_seconds)
             )
         except Exception:
             log.warning("heartbeat: %d lease(s) not renewed this time", len(leases), exc_info=True)
             return
         for lease in lost:
-            held = p.in_flight.lose(lease)
+            held = self._in_flight.lose(lease)
             if held is not None:
                 log.warning("job lost its lease to another claim: stopping it", extra=log_fields(held.job))

@@ -4,31 +4,62 @@ from __future__ import annotations
 
 import logging
 
-from core.jobs.parts import EngineParts
-from core.jobs.registry import JobType
+from core.jobs.health import StoreHealth
+from core.jobs.registry import JobRegistry, JobType
+from core.jobs.signals import Signal
+from core.jobs.submitter import JobSubmitter
+from ports.clock import Clock
 from ports.jobs import Guard, NewJob, SingletonGuard
 from ports.json import Payload
+from ports.queue import JobQueue
+from ports.telemetry import JobEvents
 
 log = logging.getLogger("vidrelay.engine")
 
 
-class Producer:
-    def __init__(self, parts: EngineParts) -> None:
-        self._p = parts
+class Producer(JobSubmitter):
+    def __init__(
+        self,
+        *,
+        queue: JobQueue,
+        clock: Clock,
+        registry: JobRegistry,
+        max_attempts: int,
+        events: JobEvents,
+        wake: Signal,
+        health: StoreHealth,
+    ) -> None:
+        self._queue = queue
+        self._clock = clock
+        self._registry = registry
+        self._max_attempts = max_attempts
+        self._events = events
+        self._wake = wake
+        self._health = health
 
     async def enqueue(self, job: NewJob, guard: Guard | None = None) -> int | None:
-        p = self._p
-        job_id = await p.store_write(p.queue.enqueue(job, p.clock.now(), guard))
+        job_id = await self._health.write(self._queue.enqueue(job, self._clock.now(), guard))
         if job_id is not None:
-            p.events.job_enqueued(job.name)
-            p.wake.fire()
+            self._events.job_enqueued(job.name)
+            self._wake.fire()
         return job_id
 
+    async def submit(
+        self,
+        name: str,
+        payload: Payload,
+        *,
+        key: str = "",
+        owner_id: int | None = None,
+        guard: Guard | None = None,
+    ) -> int | None:
+        return await self.enqueue(self.new_job(name, payload, key=key, owner_id=owner_id), guard)
+
     def new_job(self, name: str, payload: Payload, *, key: str = "", owner_id: int | None = None) -> NewJob:
-        job_type = self._p.registry.get(name)
+        job_type = self._registry.get(name)
         if job_type is None:
             raise KeyError(f"no job type is registered as {name!r}")
-        attempts = job_type.max_attempts or self._p.config.max_attempts
+        attempts = job_type.max_attempts or self._max_attempts
         return NewJob(name, payload, attempts, key=key, owner_id=owner_id)
 
     async def tick(self, job_type: JobType) -> None:
@@ -39,4 +70,4 @@ class Producer:
                 await self.enqueue(NewJob(job_type.name, {}, max_attempts=1), SingletonGuard())
             except Exception:
                 log.exception("periodic enqueue of %s failed", job_type.name)
-            await self._p.clock.sleep(interval)
+            await self._clock.sleep(interval)

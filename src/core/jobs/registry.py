@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from returns.result import Result
 
+from core.jobs.submitter import JobSubmitter
 from ports.jobs import Job
 from ports.json import Payload
 
@@ -49,9 +50,11 @@ JobOutcome = Result[Deferred | None, JobFailure]
 class JobContext:
     """What a running attempt may see and do besides its own dependencies."""
 
-    def __init__(self, job: Job, save: Callable[[Payload], Awaitable[None]]) -> None:
+    def __init__(self, job: Job, save: Callable[[Payload], Awaitable[None]], jobs: JobSubmitter) -> None:
         self.job = job
         self.payload: Payload = dict(job.payload)
+        self.jobs = jobs
+        """Where the attempt enqueues other jobs (a multi-video post's children)."""
         self._save = save
 
     @property

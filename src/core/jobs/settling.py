@@ -9,25 +9,52 @@ logged. The row stays held by this process (and renewed by the heartbeat) until 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from core.jobs.attempt import Deadlines
+from core.jobs.backoff import Backoff
 from core.jobs.fields import log_fields
-from core.jobs.in_flight import HeldJob
-from core.jobs.parts import EngineParts
+from core.jobs.health import StoreHealth
+from core.jobs.in_flight import HeldJob, InFlight
 from core.jobs.registry import INTERNAL, DeadJob, JobFailure, JobType
+from core.jobs.signals import Signal
 from core.lifecycle.effects import Complete, DeadLetter, Effect, Release, ScheduleRetry
+from ports.clock import Clock
 from ports.jobs import Job
+from ports.queue import JobQueue
+from ports.telemetry import JobEvents
 
 log = logging.getLogger("vidrelay.engine")
 T = TypeVar("T")
 
 
 class Settler:
-    def __init__(self, parts: EngineParts, deadlines: Deadlines) -> None:
-        self._p = parts
+    def __init__(
+        self,
+        *,
+        queue: JobQueue,
+        clock: Clock,
+        in_flight: InFlight,
+        finished: Signal,
+        events: JobEvents,
+        health: StoreHealth,
+        deadlines: Deadlines,
+        new_backoff: Callable[[], Backoff],
+    ) -> None:
+        """`finished` fires whenever a job of this process let go of its row (a suspect next in
+        line may run now)."""
+        self._queue = queue
+        self._clock = clock
+        self._in_flight = in_flight
+        self._finished = finished
+        self._events = events
+        self._health = health
         self._deadlines = deadlines
+        self._new_backoff = new_backoff
+        self.stats: Counter[str] = Counter()
+        """Outcomes since start (completed, retried, dead_lettered), for the metrics endpoint."""
 
     async def apply(
         self, job: Job, effect: Effect, job_type: JobType | None, failure: JobFailure | None = None
@@ -39,7 +66,7 @@ class Settler:
                 case ScheduleRetry(available_at=at):
                     await self._retry(job, at, failure)
                 case Release(available_at=at, deferred=deferred):
-                    if await self._persist(job, "release", lambda: self._p.queue.release(job.lease, at)):
+                    if await self._persist(job, "release", lambda: self._queue.release(job.lease, at)):
                         self._released(job, at, deferred=deferred)
                 case DeadLetter(error=error):
                     await self._bury(job, error, job_type, failure)
@@ -48,30 +75,30 @@ class Settler:
 
     def _released(self, job: Job, at: float, *, deferred: bool) -> None:
         if deferred:  # routine in a busy chat: its video waits for the chat's turn, not a worker
-            log.info("job deferred for %.1fs", max(at - self._p.clock.now(), 0.0), extra=log_fields(job))
+            log.info("job deferred for %.1fs", max(at - self._clock.now(), 0.0), extra=log_fields(job))
         else:
             log.info("job released: it runs again later", extra=log_fields(job))
 
     def let_go(self, job: Job) -> None:
-        self._p.in_flight.drop(job)
-        self._p.finished.fire()
+        self._in_flight.drop(job)
+        self._finished.fire()
 
     async def _complete(self, job: Job, *, counted: bool) -> None:
-        if await self._persist(job, "completion", lambda: self._p.queue.complete(job.lease)) and counted:
-            self._p.stats["completed"] += 1
-            claimed_at = self._p.in_flight.claimed_at(job)
-            took = self._p.clock.now() - claimed_at if claimed_at is not None else 0.0
-            self._p.events.job_completed(job.name, took)
+        if await self._persist(job, "completion", lambda: self._queue.complete(job.lease)) and counted:
+            self.stats["completed"] += 1
+            claimed_at = self._in_flight.claimed_at(job)
+            took = self._clock.now() - claimed_at if claimed_at is not None else 0.0
+            self._events.job_completed(job.name, took)
             log.info("job done", extra=log_fields(job))
 
     async def _retry(self, job: Job, at: float, failure: JobFailure | None) -> None:
         error = error_text(failure) if failure else "retry"
-        if await self._persist(job, "retry", lambda: self._p.queue.retry_later(job.lease, at, error)):
-            self._p.stats["retried"] += 1
-            self._p.events.job_retried(job.name)
+        if await self._persist(job, "retry", lambda: self._queue.retry_later(job.lease, at, error)):
+            self.stats["retried"] += 1
+            self._events.job_retried(job.name)
             log.warning(
                 "job failed, retry in %.1fs",
-                max(at - self._p.clock.now(), 0.0),
+                max(at - self._clock.now(), 0.0),
                 extra=log_fields(job, error=failure.reason if failure else None),
             )
 
@@ -79,14 +106,14 @@ class Settler:
         self, job: Job, reason: str, job_type: JobType | None, failure: JobFailure | None
     ) -> None:
         text = error_text(failure) if failure else reason
-        now = self._p.clock.now()
+        now = self._clock.now()
         if (
-            await self._persist(job, "dead letter", lambda: self._p.queue.dead_letter(job.lease, text, now))
+            await self._persist(job, "dead letter", lambda: self._queue.dead_letter(job.lease, text, now))
             is None
         ):
             return
-        self._p.stats["dead_lettered"] += 1
-        self._p.events.job_dead(job.name)
+        self.stats["dead_lettered"] += 1
+        self._events.job_dead(job.name)
         # A link that is not a video, or gone, is the user's business; a job that killed its
         # process, or failed of a bug of ours, needs an operator.
         level = logging.WARNING if failure is not None and failure.code != INTERNAL else logging.ERROR
@@ -97,14 +124,14 @@ class Settler:
 
     async def _persist(self, job: Job, what: str, write: Callable[[], Awaitable[T]]) -> T:
         """`write()` until it lands; a falsy answer means the lease was lost (logged)."""
-        backoff, tries = self._p.backoff(), 0
+        backoff, tries = self._new_backoff(), 0
         while True:
             tries += 1
             try:
-                landed = await self._p.store_write(write())
+                landed = await self._health.write(write())
             except Exception:
                 log.warning("job %s failed, trying again", what, exc_info=True, extra=log_fields(job))
-                await self._p.clock.sleep(backoff.next())
+                await self._clock.sleep(backoff.next())
                 continue
             if not landed:
                 # After a failed try this may also be that try having landed after all.

@@ -10,15 +10,18 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from core.jobs.parts import EngineParts
+from core.jobs.backoff import Backoff
+from ports.clock import Clock
 
 log = logging.getLogger("vidrelay.engine")
 Body = Callable[[], Awaitable[None]]
 
 
 class Supervisor:
-    def __init__(self, parts: EngineParts) -> None:
-        self._p = parts
+    def __init__(self, *, clock: Clock, wanted_workers: int, new_backoff: Callable[[], Backoff]) -> None:
+        self._clock = clock
+        self._wanted = wanted_workers
+        self._new_backoff = new_backoff
         self._live_workers = 0
         self._short_since: float | None = None
 
@@ -35,7 +38,7 @@ class Supervisor:
         return 0.0 if self._short_since is None else now - self._short_since
 
     async def _keep(self, name: str, body: Body, worker: bool) -> None:
-        backoff, alive = self._p.backoff(), worker
+        backoff, alive = self._new_backoff(), worker
         try:
             while True:
                 try:
@@ -47,7 +50,7 @@ class Supervisor:
                 if alive:
                     self._count(-1)
                     alive = False
-                await self._p.clock.sleep(backoff.next())
+                await self._clock.sleep(backoff.next())
                 if worker:
                     self._count(+1)
                     alive = True
@@ -57,8 +60,8 @@ class Supervisor:
 
     def _count(self, change: int) -> None:
         self._live_workers += change
-        short = self._live_workers < self._p.config.concurrency
+        short = self._live_workers < self._wanted
         if short and self._short_since is None:
-            self._short_since = self._p.clock.now()
+            self._short_since = self._clock.now()
         elif not short:
             self._short_since = None

@@ -5,11 +5,18 @@ The rules live in `core.blobs`; this service runs them over the BlobIndex (rows)
 `BlobIndex.detach_bytes`, a compare-and-set that a single caller wins, so two releases — in this
 process or another — never both unlink. In this process a keyed lock also orders a release after
 a fetch of the same key, so a release never unlinks bytes that a download is recording right now.
+
+Jobs that share a download share its file: each holds the key (`holding`) from before its fetch
+until its upload is done, and a release asked while anyone holds it waits for the last of them, so
+one job's release never pulls the file from under another's upload.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -91,6 +98,8 @@ class BlobService:
         self._clock = clock
         self._prober = prober
         self._locks = KeyedLock()
+        self._holders: Counter[str] = Counter()
+        self._release_asked: set[str] = set()
         self._fetches: SingleFlight[FetchResult, _Sinks] = SingleFlight("vidrelay-blob-fetch")
         self._sweep = BlobSweep(index, files, pending, self._locks, self.drop_if, max_bytes=max_bytes)
 
@@ -197,13 +206,35 @@ class BlobService:
         """Telegram refused the file_id: forget it, so the next request downloads again."""
         await self._index.clear_file_id(key)
 
+    @asynccontextmanager
+    async def holding(self, key: str) -> AsyncIterator[None]:
+        """The bytes of `key` stay while this is held (a job uploads them); a `release` asked
+        meanwhile happens when the last holder lets go."""
+        self._holders[key] += 1
+        try:
+            yield
+        finally:
+            self._holders[key] -= 1
+            if self._holders[key] <= 0:
+                del self._holders[key]
+                if key in self._release_asked:
+                    self._release_asked.discard(key)
+                    await self.release(key)
+
     async def release(self, key: str) -> bool:
-        """Let the bytes go if the GC rule says so (sent, or unsent and stale); True if unlinked."""
+        """Let the bytes go if the GC rule says so (sent, or unsent and stale); True if unlinked.
+        While a job holds the key, the release waits for the last holder instead (False)."""
+        if self._holders[key] > 0:
+            self._release_asked.add(key)
+            return False
         now = self._clock.now()
         return await self.drop_if(key, lambda record, pinned: should_drop_bytes(record, pinned, now))
 
     async def drop_if(self, key: str, rule: DropRule) -> bool:
-        """Unlink the bytes of `key` if `rule(record, pinned)` holds, under the key's lock."""
+        """Unlink the bytes of `key` if `rule(record, pinned)` holds, under the key's lock; never
+        while a job holds them."""
+        if self._holders[key] > 0:
+            return False
         async with self._locks.hold(key):
             record = await self._index.blob(key)
             if record is None or record.file_name is None:

@@ -65,10 +65,11 @@ class AudioDelivery:
                 return await self._after_send(to, record, sent, record.file_id, report)
             await self._s.blobs.clear_file_id(key)
         await report.downloading()
-        fetched = await fetch_bytes(self._s.blobs, sound, self._sounds, self._timeout, report, to)
-        if not isinstance(fetched, BlobRecord):
-            return fetched
-        return await self._upload(info, fetched, to, report)
+        async with self._s.blobs.holding(key):
+            fetched = await fetch_bytes(self._s.blobs, sound, self._sounds, self._timeout, report, to)
+            if not isinstance(fetched, BlobRecord):
+                return fetched
+            return await self._upload(info, fetched, to, report)
 
     async def _upload(
         self, info: VideoInfo, record: BlobRecord, to: AudioDestination, report: Report

@@ -126,10 +126,11 @@ class Delivery:
             await report.ending()
             return await to.too_large(info.filesize or 0)
         await report.downloading()
-        fetched = await fetch_bytes(self._s.blobs, info, self._s.downloader, self._timeout, report, to)
-        if not isinstance(fetched, BlobRecord):
-            return fetched
-        return await self._upload(info, fetched, to, report)
+        async with self._s.blobs.holding(key):
+            fetched = await fetch_bytes(self._s.blobs, info, self._s.downloader, self._timeout, report, to)
+            if not isinstance(fetched, BlobRecord):
+                return fetched
+            return await self._upload(info, fetched, to, report)
 
     async def _upload(
         self, info: VideoInfo, record: BlobRecord, to: Destination, report: Report

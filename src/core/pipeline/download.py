@@ -12,6 +12,7 @@ from __future__ import annotations
 from returns.result import Failure
 
 from core.jobs.registry import DeadJob, JobContext, JobOutcome, RetryNotice
+from core.jobs.submitter import JobSubmitter
 from core.pipeline.audio_delivery import AudioDelivery
 from core.pipeline.chat_destination import ChatDestination
 from core.pipeline.chat_report import ChatReport
@@ -51,18 +52,18 @@ class DownloadVideo:
         report.attempt_started()
         outcome: JobOutcome | None = None
         try:
-            outcome = await self._deliver(request, report)
+            outcome = await self._deliver(request, report, context.jobs)
             return outcome
         finally:
             await report.finish(outcome)
 
-    async def _deliver(self, request: DownloadRequest, report: ChatReport) -> JobOutcome:
+    async def _deliver(self, request: DownloadRequest, report: ChatReport, jobs: JobSubmitter) -> JobOutcome:
         videos = await self._delivery.videos(request.url, report)
         if isinstance(videos, Failure):
             return videos
         entries = videos.unwrap()
         if request.entry_index is None and len(entries) > 1:
-            return await fan_out(request, entries, self._s.jobs, self._replies, report)
+            return await fan_out(request, entries, jobs, self._replies, report)
         index = request.entry_index or 0
         if index >= len(entries):
             return Failure(no_video())

@@ -6,11 +6,11 @@ from returns.result import Success
 
 from core import texts
 from core.jobs.registry import JobOutcome
+from core.jobs.submitter import JobSubmitter
 from core.pipeline.chat_report import ChatReport
 from core.pipeline.job_names import DOWNLOAD_VIDEO
 from core.pipeline.replies import Replies
 from core.pipeline.request import DownloadRequest
-from core.pipeline.services import JobSubmitter
 from core.urls import site_key
 from ports.jobs import HandledUrlGuard
 from ports.media import VideoInfo

@@ -9,11 +9,11 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlsplit
 
+from core.jobs.submitter import JobSubmitter
 from core.pipeline.inline import OFFERED
 from core.pipeline.inline_lookup import CachedVideo, InlineLookup
 from core.pipeline.job_names import DOWNLOAD_INLINE
 from core.pipeline.request import InlineRequest
-from core.pipeline.services import JobSubmitter
 from core.trust.inline_offers import Offer, chosen_offer, offer_id
 from core.trust.keys import InstallKeys
 from core.urls import Entity, extract_urls

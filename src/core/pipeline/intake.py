@@ -16,10 +16,10 @@ from functools import partial
 
 from returns.result import Failure
 
+from core.jobs.submitter import JobSubmitter
 from core.pipeline.intake_announce import Announcements
 from core.pipeline.intake_retry import EnqueueRetries, enqueue_download
 from core.pipeline.request import PRIVATE, DownloadRequest
-from core.pipeline.services import JobSubmitter
 from core.pipeline.url_guard import UrlGuard
 from core.urls import Entity, extract_urls
 from ports.caches import HandledUrls

@@ -13,12 +13,12 @@ from collections.abc import Awaitable, Callable
 
 from core import texts
 from core.jobs.backoff import Backoff
+from core.jobs.submitter import JobSubmitter
 from core.jobs.tasks import first_of, settle
 from core.lifecycle.retry_policy import Random, RetryPolicy
 from core.pipeline.intake_announce import Announcements
 from core.pipeline.job_names import DOWNLOAD_VIDEO
 from core.pipeline.request import PRIVATE, DownloadRequest
-from core.pipeline.services import JobSubmitter
 from core.urls import site_key
 from ports.clock import Clock
 from ports.errors import StoreError

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from core.chat.log_views import LogViews
 from core.media.blob_service import BlobService
@@ -18,26 +17,10 @@ from ports.audio import AudioDownloader
 from ports.caches import HandledUrls
 from ports.clock import Clock
 from ports.formats import FormatChoice
-from ports.jobs import Guard
-from ports.json import Payload
 from ports.media import Downloader
 from ports.messenger import Messenger
 from ports.pending import PendingStore
 from ports.telemetry import DeliveryEvents
-
-
-class JobSubmitter(Protocol):
-    """The engine, as a job that enqueues other jobs sees it."""
-
-    async def submit(
-        self,
-        name: str,
-        payload: Payload,
-        *,
-        key: str = "",
-        owner_id: int | None = None,
-        guard: Guard | None = None,
-    ) -> int | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +43,6 @@ class Services:
     handled: HandledUrls
     guard: UrlGuard
     clock: Clock
-    jobs: JobSubmitter
     new_id: Callable[[], str]
     """Ids for parked confirmations."""
     logs: LogViews

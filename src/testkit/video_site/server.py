@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,6 +12,7 @@ from aiohttp import web
 from testkit.clips import DEFAULT_CLIPS, ensure_clips
 from testkit.loopback import LoopbackServer
 from testkit.video_site.behaviours import Behaviour, Body
+from testkit.video_site.gallery import Embedded, gallery_routes
 from testkit.video_site.hls import PLAYLIST_TYPE, SEGMENT_TYPE, ensure_segments
 from testkit.video_site.ladder import ladder_routes
 from testkit.video_site.pages import status_page
@@ -82,6 +83,15 @@ class VideoServer(LoopbackServer):
     async def add_ladder(self, prefix: str = "/ladder", title: str = "A video in four heights") -> str:
         """Serve one video in several heights (see `ladder`) under `prefix`; the page's URL."""
         for path, behaviour in (await ladder_routes(self._clips_dir, prefix, title)).items():
+            self.set_route(path, behaviour)
+        return self.url(f"{prefix}/index.html")
+
+    async def add_gallery(
+        self, prefix: str, videos: Sequence[Embedded], title: str = "Today in clips"
+    ) -> str:
+        """Serve a page embedding `videos`, one <video> each (see `gallery`), under `prefix`;
+        the page's URL."""
+        for path, behaviour in (await gallery_routes(self._clips_dir, prefix, videos, title)).items():
             self.set_route(path, behaviour)
         return self.url(f"{prefix}/index.html")
 

@@ -1,0 +1,53 @@
+"""This process's claims on the queue: the next job for a free worker, and when to look again.
+
+A claim spends the attempt and takes a lease in one write (see ports.queue); the job is held
+(`InFlight`) from the moment the claim returns, so the heartbeat renews it from then on. Keys
+whose circuit breaker is open are not claimed.
+"""
+
+from __future__ import annotations
+
+from core.jobs.breaker import CircuitBreakers
+from core.jobs.health import StoreHealth
+from core.jobs.in_flight import InFlight
+from ports.clock import Clock
+from ports.jobs import Job
+from ports.queue import JobQueue
+
+
+class Claims:
+    def __init__(
+        self,
+        *,
+        queue: JobQueue,
+        clock: Clock,
+        worker_id: str,
+        lease_seconds: float,
+        breakers: CircuitBreakers,
+        in_flight: InFlight,
+        health: StoreHealth,
+    ) -> None:
+        """`worker_id`: one per process, every worker task of the engine claims under it."""
+        self._queue = queue
+        self._clock = clock
+        self._worker_id = worker_id
+        self._lease_seconds = lease_seconds
+        self._breakers = breakers
+        self._in_flight = in_flight
+        self._health = health
+
+    async def claim(self) -> Job | None:
+        now = self._clock.now()
+        # A claim cancelled mid-way (a stop past its grace) may have committed unseen: its row
+        # is let go by a later heartbeat (or boot), like any claim whose answer was lost.
+        paused = self._breakers.paused_keys(now)
+        job = await self._health.write(self._queue.claim(self._worker_id, now, self._lease_seconds, paused))
+        if job is not None:
+            self._in_flight.hold(job, now)
+        return job
+
+    async def next_due(self, now: float) -> float | None:
+        """When a job may next be claimable: the earliest due row, or a breaker reopening."""
+        due = await self._queue.next_wakeup(self._worker_id, now, self._breakers.paused_keys(now))
+        times = [t for t in (due, self._breakers.next_reopening()) if t is not None]
+        return min(times, default=None)
