@@ -9,7 +9,7 @@ SOURCES := src tests bench docker
 $(BIN)/vidrelay: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,extractors]'
 	touch $@
 
 setup: $(BIN)/vidrelay

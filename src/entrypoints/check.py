@@ -16,7 +16,7 @@ from adapters.process.exit import Exit
 from adapters.process.runner import ChildProcesses
 from adapters.telegram.account import TelegramAccount, token_problem
 from adapters.telegram.session import make_bot
-from adapters.ytdlp.locator import YtDlpLocator
+from adapters.ytdlp.locator import YtDlpCommand, YtDlpLocator
 from entrypoints.preflight import missing_tools
 from entrypoints.settings import Settings
 from entrypoints.stores import open_store
@@ -87,7 +87,41 @@ async def _ytdlp(settings: Settings) -> CheckResult:
     if not ran.exit.ok:
         return CheckResult("yt-dlp", False, _ended(ran.exit))
     where = f" ({command.install_dir.name}, installed by the updater)" if command.install_dir else ""
-    return CheckResult("yt-dlp", True, ran.stdout.strip() + where)
+    version = ran.stdout.strip() + where
+    runtimes = await _js_runtimes(command)
+    if runtimes is None or runtimes == "none" or "(unsupported)" in runtimes:
+        found = "none" if runtimes is None else runtimes
+        return CheckResult("yt-dlp", False, f"{version}, but {NO_JS_RUNTIME} (yt-dlp found: {found})")
+    return CheckResult("yt-dlp", True, f"{version}, JavaScript runtime {runtimes}")
+
+
+NO_JS_RUNTIME = (
+    "no JavaScript runtime it can use: YouTube and other sites that need one fail. Install Deno,"
+    " e.g. `pip install 'vidrelay[extractors]'` (`make setup` does), or from https://deno.com"
+)
+
+
+async def _js_runtimes(command: YtDlpCommand) -> str | None:
+    """What yt-dlp's own verbose header says of the JavaScript runtimes it finds (`deno-2.5.0`,
+    `none`): asked of yt-dlp itself, so the answer is its detection, not a guess of ours. The
+    `about:` link makes it stop before any request, with an error that is of no interest here."""
+    found: list[str] = []
+
+    def header(line: str) -> None:
+        if _RUNTIMES in line:
+            found.append(line.split(_RUNTIMES, 1)[1].strip())
+
+    await ChildProcesses().run(
+        (*command.argv, "--ignore-config", "--verbose", "--simulate", "about:blank"),
+        env=command.env,
+        timeout=TOOL_TIMEOUT_SECONDS,
+        on_stdout=lambda line: None,
+        on_stderr=header,
+    )
+    return found[0] if found else None
+
+
+_RUNTIMES = "[debug] JS runtimes:"
 
 
 async def _ffmpeg(settings: Settings) -> CheckResult:

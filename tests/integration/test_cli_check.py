@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -122,3 +125,43 @@ async def test_the_webhook_of_this_deployment_is_reported_ok(api: FakeBotApi, tm
         "ok",
         "set to VIDRELAY_WEBHOOK_URL, 0 update(s) waiting",
     ]
+
+
+def without_deno(tmp_path: Path) -> Path:
+    """A Python whose scripts folder has no `deno`, importing this venv's packages: where yt-dlp
+    looks for its runtime (beside the interpreter, then PATH) there is none."""
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True, timeout=120)
+    [site] = (bare / "lib").glob("python3*/site-packages")
+    ours = [p for p in sys.path if p.endswith(("site-packages", "/src"))]
+    (site / "vidrelay-tests.pth").write_text("\n".join(ours) + "\n")
+    return bare / "bin" / "python"
+
+
+def test_yt_dlp_without_a_javascript_runtime_fails_its_line_with_what_to_install(tmp_path: Path) -> None:
+    python = without_deno(tmp_path)
+    env = cli_env(data_dir=str(tmp_path / "data"))
+    env["PATH"] = str(Path(shutil.which("ffmpeg") or "/usr/bin/ffmpeg").parent)
+    ran = subprocess.run(
+        [str(python), "-m", "entrypoints.cli", "check"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    line = by_name(ran.stdout.splitlines())["yt-dlp"]
+    assert line.split()[1] == "failed"
+    assert "no JavaScript runtime it can use" in line
+    assert "vidrelay[extractors]" in line
+    assert line.endswith("(yt-dlp found: none)")
+
+
+async def test_the_setup_install_has_a_javascript_runtime_yt_dlp_uses(
+    api: FakeBotApi, tmp_path: Path
+) -> None:
+    ran = await vidrelay("check", env=check_env(api, tmp_path / "data"))
+    line = by_name(ran.lines)["yt-dlp"]
+    assert line.split()[1] == "ok", line
+    assert ", JavaScript runtime deno-" in line
