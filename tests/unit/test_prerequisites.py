@@ -26,5 +26,6 @@ def test_the_readme_names_what_ci_installs_on_a_fresh_machine() -> None:
 
 def test_make_setup_installs_the_extractors_a_real_deployment_needs() -> None:
     makefile = (ROOT / "Makefile").read_text()
-    [install] = re.findall(r"pip install -q -e '\.\[([a-z,]+)\]'", makefile)
-    assert set(install.split(",")) >= {"dev", "extractors"}
+    [extras] = re.findall(r"^EXTRAS := ([a-z,]+)$", makefile, re.MULTILINE)
+    assert set(extras.split(",")) >= {"dev", "extractors"}
+    assert "pip install -q -e '.[$(EXTRAS)]'" in makefile
