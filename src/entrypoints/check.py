@@ -18,7 +18,7 @@ from adapters.telegram.account import TelegramAccount, token_problem
 from adapters.telegram.session import make_bot
 from adapters.ytdlp.locator import YtDlpCommand, YtDlpLocator
 from entrypoints.preflight import missing_tools
-from entrypoints.settings import Settings
+from entrypoints.settings import Settings, misspelt_settings
 from entrypoints.stores import open_store
 from ports.bot_account import WebhookState
 from ports.messenger import MessengerError
@@ -63,8 +63,9 @@ async def run_checks(settings: Settings) -> list[CheckResult]:
     return results
 
 
-async def _settings(settings: Settings) -> CheckResult:
-    return CheckResult("settings", True, f"store {settings.store}, data in {settings.data_dir}")
+async def _settings(settings: Settings) -> list[CheckResult]:
+    found = CheckResult("settings", True, f"store {settings.store}, data in {settings.data_dir}")
+    return [found, *(_warning("settings", misspelt) for misspelt in misspelt_settings())]
 
 
 async def _store(settings: Settings) -> CheckResult:

@@ -1,10 +1,12 @@
-"""Configuration: the environment of SPEC §6, validated once at start.
+"""Configuration: the environment of SPEC §6 (and a `.env` file: see entrypoints.environment),
+validated once at start.
 
 A bad value exits 2 with one line naming the variable — never a traceback.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -14,8 +16,10 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from core.media.playable import MAX_FIT_PASSES
 from core.url_policy import Endpoint
+from entrypoints import environment
+from entrypoints.environment import DEFAULT_ENV_FILE, unknown_variables, vidrelay_variables
 
-PREFIX = "VIDRELAY_"
+PREFIX = environment.PREFIX
 DOWNLOAD_CAP_FACTOR = 4
 _PRIVATE = frozenset({"ytdlp_cookies_file"})
 """Settings shown only as "(masked)": not secrets by type, but nothing an onlooker should read."""
@@ -148,6 +152,11 @@ class Settings(BaseSettings):
         None, description="secret token Telegram sends with each webhook request"
     )
     webhook_port: int = Field(8080, ge=1, le=65535, description="port the webhook server listens on")
+    env_file: str = Field(
+        DEFAULT_ENV_FILE,
+        description="a file of `VIDRELAY_*=value` lines (Compose's `.env`) read at start, from the working "
+        "directory; the environment wins over it; empty = none",
+    )
 
     @field_validator("allowed_chat_ids", "admin_user_ids", mode="before")
     @classmethod
@@ -279,11 +288,12 @@ class SettingsError(Exception):
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """The process's settings: its environment and its env file (`.env` unless VIDRELAY_ENV_FILE
+    says otherwise). A given `environ` is the whole environment: a file only if it names one."""
+    given = _variables(environ)
+    known = {k[len(PREFIX) :].lower(): v for k, v in given.items() if k in SETTING_VARIABLES}
     try:
-        if environ is None:
-            return Settings()
-        relevant = {k[len(PREFIX) :].lower(): v for k, v in environ.items() if k.startswith(PREFIX)}
-        return Settings.model_validate(relevant)
+        return Settings.model_validate(known)
     except ValidationError as error:
         first = error.errors()[0]
         if not first["loc"]:  # a rule across settings names its variables itself
@@ -292,3 +302,17 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         raise SettingsError(f"invalid {variable}: {first['msg']}") from None
     except ValueError as error:
         raise SettingsError(f"invalid configuration: {error}") from None
+
+
+SETTING_VARIABLES = frozenset(PREFIX + name.upper() for name in Settings.model_fields)
+
+
+def misspelt_settings(environ: Mapping[str, str] | None = None) -> list[str]:
+    """A line for each VIDRELAY_* name (of the environment or the env file) that is no setting."""
+    return unknown_variables(_variables(environ), SETTING_VARIABLES)
+
+
+def _variables(environ: Mapping[str, str] | None) -> dict[str, str]:
+    if environ is None:
+        return vidrelay_variables(os.environ)
+    return vidrelay_variables(environ, default_file="")

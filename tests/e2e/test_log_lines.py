@@ -54,7 +54,9 @@ async def test_every_line_of_a_run_parses_with_its_fields_and_levels_that_mean_s
     tmp_path: Path, log_format: str
 ) -> None:
     async with VideoServer(CLIPS_DIR) as site, FakeBotApi() as api:
-        env = bot_environment(api, tmp_path / "data", sites=[site], VIDRELAY_LOG_FORMAT=log_format)
+        env = bot_environment(
+            api, tmp_path / "data", sites=[site], VIDRELAY_LOG_FORMAT=log_format, VIDRELAY_YTDLP_TIMEOUT="60"
+        )
         bot = BotProcess(env, tmp_path / "bot.log")
         try:
             await bot.start(api)
@@ -76,6 +78,10 @@ async def test_every_line_of_a_run_parses_with_its_fields_and_levels_that_mean_s
         assert not re.search(r"\b[A-Z]\w+\(\w+=", line["msg"]), f"a Python repr in {line}"
 
     assert the_line(lines, "boot: 0 job(s) gave up at this boot")["level"] == "info"
+    misspelt = [line for line in lines if line["msg"].startswith("VIDRELAY_YTDLP_TIMEOUT is not a")]
+    assert len(misspelt) == 1  # once, at start
+    assert misspelt[0]["level"] == "warning"
+    assert misspelt[0]["msg"].endswith("did you mean VIDRELAY_YTDLP_TIMEOUT_SECONDS?")
     done = the_line(lines, "job done", job_name="download_video", url=good)
     assert done["site"] == "127.0.0.1"
     assert (str(done["chat_id"]), str(done["attempt"])) == (str(user.id), "1")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from entrypoints.settings import SettingsError, load_settings
+from entrypoints.settings import SettingsError, load_settings, misspelt_settings
 
 VIDRELAY = Path(sys.executable).with_name("vidrelay")
 
@@ -148,3 +148,20 @@ def test_a_cookies_file_that_cannot_be_read_refuses_the_start_in_one_line(kind: 
     assert result.stderr.strip().count("\n") == 0
     assert "VIDRELAY_YTDLP_COOKIES_FILE" in result.stderr
     assert "private-jar" not in result.stderr + result.stdout
+
+
+def test_a_misspelt_name_is_named_with_the_closest_setting_and_a_far_one_without() -> None:
+    assert misspelt_settings({"VIDRELAY_JOB_CONCURENCY": "2", "VIDRELAY_XYZZY": "1", "HOME": "/root"}) == [
+        "VIDRELAY_JOB_CONCURENCY is not a vidrelay setting and is ignored:"
+        " did you mean VIDRELAY_JOB_CONCURRENCY?",
+        "VIDRELAY_XYZZY is not a vidrelay setting and is ignored",
+    ]
+    assert misspelt_settings({"VIDRELAY_JOB_CONCURRENCY": "2"}) == []
+
+
+def test_an_env_file_a_mapping_names_is_read_under_its_values(tmp_path: Path) -> None:
+    env_file = tmp_path / "vidrelay.env"
+    env_file.write_text("VIDRELAY_JOB_CONCURRENCY=7\nVIDRELAY_MAX_ATTEMPTS=5\n")
+    settings = load_settings({"VIDRELAY_ENV_FILE": str(env_file), "VIDRELAY_MAX_ATTEMPTS": "2"})
+    assert (settings.job_concurrency, settings.max_attempts) == (7, 2)
+    assert load_settings({}).job_concurrency == 3  # a mapping without VIDRELAY_ENV_FILE reads no file

@@ -36,7 +36,7 @@ from entrypoints.bot.metrics import start_metrics
 from entrypoints.bot.webhook import serve_webhook
 from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
-from entrypoints.settings import Settings
+from entrypoints.settings import Settings, misspelt_settings
 from ports.clock import Clock
 from ports.errors import StoreError
 from ports.notices import WorkNotices
@@ -54,6 +54,8 @@ Role = Literal["all", "ingest", "worker"]
 
 def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
     configure_logging(settings.log_format, settings.log_level)
+    for misspelt in misspelt_settings():
+        log.warning(misspelt)
     if settings.bot_token is None:
         print("vidrelay: VIDRELAY_BOT_TOKEN is required to run the bot", file=sys.stderr)
         return EXIT_USAGE
