@@ -33,6 +33,7 @@ from adapters.ytdlp.downloader import YtDlpDownloader
 from adapters.ytdlp.heights import YtDlpFormatChoice
 from adapters.ytdlp.locator import YtDlpLocator
 from adapters.ytdlp.updater import YtDlpUpdater
+from core.allowlist import ChatAllowlist
 from core.chat.log_views import LogViews
 from core.chat_settings.access import RememberedAccess
 from core.chat_settings.service import ChatSettingsService
@@ -323,8 +324,8 @@ class Container(containers.DeclarativeContainer):
         store,
         enqueue_retries,
         announcements,
+        providers.Singleton(ChatAllowlist, settings.provided.allowed_chat_ids, clock),
         max_queued_per_user=settings.provided.max_queued_per_user,
-        allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
     inline_requests = providers.Selector(
         settings.provided.inline_mode,

@@ -113,9 +113,13 @@ class Settings(BaseSettings):
         "(tests, the demo), matched as the request names the host",
     )
     allowed_chat_ids: IdList = Field(
-        (), description="comma-separated chat ids the bot serves; empty = everyone"
+        (),
+        description="comma-separated chat ids the bot serves (`/id` in a chat tells its id); empty = "
+        "everyone; a chat off the list that sends a link is told so, once an hour",
     )
-    admin_user_ids: IdList = Field((), description="comma-separated user ids that may use `/status`")
+    admin_user_ids: IdList = Field(
+        (), description="comma-separated user ids that may use `/status` and `/verbose` (`/id` tells yours)"
+    )
     inline_cache_chat_id: int | None = Field(
         None, description="chat the bot uploads to for inline file_ids; inline mode is off without it"
     )

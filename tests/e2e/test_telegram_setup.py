@@ -13,7 +13,7 @@ from testkit.bot_process import BotProcess, bot_environment
 from testkit.loopback import free_port
 from testkit.telegram import Chat, FakeBotApi, User
 from testkit.video_site import VideoServer
-from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_user, sha256_of, until_logged
+from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_group, new_user, sha256_of, until_logged
 from tests.e2e.test_metrics import get, until_status
 
 pytestmark = pytest.mark.slow
@@ -102,3 +102,35 @@ async def test_healthz_is_503_saying_why_while_telegram_gives_no_updates_and_200
     failed = [line for line in bot.log().splitlines() if "getUpdates failed" in line]
     assert failed, bot.log()
     assert all("level=warning" in line and "error=" in line for line in failed), failed
+
+
+async def test_a_chat_off_the_allowlist_is_told_once_with_its_id_and_id_works_for_it(tmp_path: Path) -> None:
+    allowed, outsider = new_group(), new_user()
+    async with VideoServer(CLIPS_DIR) as site, FakeBotApi() as api:
+        env = bot_environment(api, tmp_path / "data", sites=[site], VIDRELAY_ALLOWED_CHAT_IDS=str(allowed.id))
+        bot = BotProcess(env, tmp_path / "bot.log")
+        try:
+            await bot.start(api)
+            chat = Chat.private(outsider)
+            first = api.send_text(chat, outsider, site.url("/clips/short.mp4"))
+            api.send_text(chat, outsider, site.url("/clips/short.mp4?again"))
+            asked = api.send_text(chat, outsider, "/id")
+            ids = await api.wait_for(
+                lambda: next((m for m in api.messages(outsider.id) if m.reply_to == asked), None),
+                timeout=WAIT_SECONDS,
+            )
+            served = api.send_text(allowed, outsider, site.url("/clips/short.mp4"))
+            await api.wait_for(
+                lambda: next((v for v in api.videos(allowed.id) if v.reply_to == served), None),
+                timeout=WAIT_SECONDS,
+            )
+        finally:
+            await bot.close()
+        replies = {m.reply_to: m.text or "" for m in api.messages(outsider.id) if m.from_bot}
+    assert sorted(replies) == [first, asked]  # one polite answer for two links, and the ids
+    assert f"this chat's id: {outsider.id}" in replies[first]
+    assert f"Your user id: {outsider.id}" in (ids.text or "")
+    assert api.videos(outsider.id) == []
+    told = [line for line in bot.log().splitlines() if "off VIDRELAY_ALLOWED_CHAT_IDS" in line]
+    assert len(told) == 1
+    assert f"chat_id={outsider.id}" in told[0]

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core import texts
+from core.allowlist import ChatAllowlist
 from core.pipeline.intake import LinkIntake
 from core.pipeline.intake_announce import Announcements
 from core.pipeline.intake_retry import EnqueueRetries
@@ -80,6 +81,7 @@ def intake_over(world: World, jobs: RefusingJobs, choices: ChatSettingsStore | N
         choices or world.store,
         retries,
         announcements,
+        ChatAllowlist((), world.clock),
         max_queued_per_user=10,
     )
 

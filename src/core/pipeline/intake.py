@@ -10,12 +10,13 @@ background tries once the store takes the link.
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
 from returns.result import Failure
 
+from core.allowlist import ChatAllowlist
 from core.jobs.submitter import JobSubmitter
 from core.pipeline.intake_announce import Announcements
 from core.pipeline.intake_retry import EnqueueRetries, enqueue_download
@@ -56,6 +57,8 @@ class IntakeReport:
     already_handled: list[str] = field(default_factory=list)
     deferred: list[str] = field(default_factory=list)
     """The store refused these for now: they keep trying in the background (see intake_retry)."""
+    tell_not_allowed: bool = False
+    """A chat off the allowlist sent links: tell it so (at most once an hour, see core.allowlist)."""
 
 
 class LinkIntake:
@@ -69,9 +72,9 @@ class LinkIntake:
         choices: ChatSettingsStore,
         retries: EnqueueRetries,
         announcements: Announcements,
+        allowlist: ChatAllowlist,
         *,
         max_queued_per_user: int,
-        allowed_chat_ids: Collection[int] = (),
     ) -> None:
         self._jobs = jobs
         self._announcements = announcements
@@ -82,10 +85,7 @@ class LinkIntake:
         self._choices = choices
         self._retries = retries
         self._cap = max_queued_per_user
-        self._allowed = frozenset(allowed_chat_ids)
-
-    def allows_chat(self, chat_id: int) -> bool:
-        return not self._allowed or chat_id in self._allowed
+        self._allowlist = allowlist
 
     async def close(self, grace_seconds: float) -> None:
         """Shutdown: links still waiting for the store get the grace, then are asked for again."""
@@ -93,7 +93,9 @@ class LinkIntake:
 
     async def accept(self, message: IncomingMessage) -> IntakeReport:
         report = IntakeReport()
-        if not self.allows_chat(message.chat_id):
+        if not self._allowlist.allows(message.chat_id):
+            if extract_urls(message.text, message.entities) and not message.edited:
+                report.tell_not_allowed = self._allowlist.refused(message.chat_id, message.user_id)
             return report
         store_ok = await self._read_before(message)
         if store_ok is None:
