@@ -136,6 +136,11 @@ class Settings(BaseSettings):
         description="cap on the blob folder, least recently used sent videos go first; 0 = no cap",
     )
     metrics_port: int = Field(0, ge=0, le=65535, description="Prometheus `/metrics` and `/healthz`; 0 = off")
+    metrics_host: str = Field(
+        "0.0.0.0",  # noqa: S104 - scraped from outside the container by default
+        min_length=1,
+        description="the address `/metrics` and `/healthz` listen on: `127.0.0.1` keeps them on this machine",
+    )
     health_stale_seconds: float = Field(
         60.0,
         ge=2,

@@ -32,6 +32,7 @@ from adapters.telegram.account import TelegramAccount, token_problem
 from core.command_menus import command_menus
 from core.startup import leave_webhook, publish_menus, reach_chat_service
 from entrypoints.bot.health import Liveness
+from entrypoints.bot.listening import ListenRefused
 from entrypoints.bot.metrics import start_metrics
 from entrypoints.bot.webhook import serve_webhook
 from entrypoints.container import Container, shutdown
@@ -74,6 +75,9 @@ def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") ->
         return EXIT_USAGE
     try:
         return asyncio.run(serve(settings, webhook=webhook, role=role))
+    except ListenRefused as refused:  # a port in use: a setting to fix, like a bad value
+        print(f"vidrelay: {refused}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception:
         log.exception("fatal error, exiting")
         return EXIT_FATAL
@@ -100,7 +104,7 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
         observed = await container.observed.async_()
         observed.liveness.expect(updates=role != "worker", jobs=role != "ingest")
         # Up before Telegram is reached: /healthz says why not yet, /metrics counts the errors.
-        metrics = await start_metrics(observed, settings.metrics_port)
+        metrics = await start_metrics(observed, settings.metrics_port, settings.metrics_host)
         try:
             if (refused_code := await _reach_telegram(container, bot, stop)) is not None:
                 return refused_code

@@ -15,6 +15,7 @@ from adapters.prometheus.metrics import CONTENT_TYPE, ProcessState, PrometheusMe
 from core.jobs.breaker import CircuitBreakers
 from core.status import StatusQuery
 from entrypoints.bot.health import Liveness, Workers, health_problem
+from entrypoints.bot.listening import listen
 from ports.clock import Clock
 from ports.errors import StoreError
 
@@ -71,10 +72,11 @@ def metrics_app(observed: Observed) -> web.Application:
     return web_app
 
 
-async def start_metrics(observed: Observed, port: int) -> web.AppRunner | None:
+async def start_metrics(observed: Observed, port: int, host: str) -> web.AppRunner | None:
+    """ListenRefused when the port is taken (another process, a second bot) or not allowed."""
     if port == 0:
         return None
     runner = web.AppRunner(metrics_app(observed), access_log=None)
     await runner.setup()
-    await web.TCPSite(runner, "0.0.0.0", port).start()  # noqa: S104 - scraped from outside the container
+    await listen(runner, host, port, serving="/metrics and /healthz", setting="VIDRELAY_METRICS_PORT")
     return runner

@@ -19,6 +19,7 @@ from aiohttp.typedefs import Handler, Middleware
 
 from core.update_freshness import UpdateFreshness
 from entrypoints.bot.health import Liveness
+from entrypoints.bot.listening import listen
 from entrypoints.settings import Settings
 from ports.bot_account import BotAccount
 from ports.clock import Clock
@@ -45,7 +46,10 @@ async def serve_webhook(
     setup_application(web_app, dispatcher, bot=bot)
     runner = web.AppRunner(web_app, access_log=None)
     await runner.setup()
-    await web.TCPSite(runner, "0.0.0.0", settings.webhook_port).start()  # noqa: S104 - behind the proxy
+    all_interfaces = "0.0.0.0"  # noqa: S104 - behind the operator's HTTPS proxy
+    await listen(
+        runner, all_interfaces, settings.webhook_port, serving="the webhook", setting="VIDRELAY_WEBHOOK_PORT"
+    )
     await bot.set_webhook(
         settings.webhook_url, secret_token=secret, allowed_updates=dispatcher.resolve_used_update_types()
     )
