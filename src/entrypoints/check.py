@@ -17,6 +17,7 @@ from adapters.process.runner import ChildProcesses
 from adapters.telegram.account import TelegramAccount, token_problem
 from adapters.telegram.session import make_bot
 from adapters.ytdlp.locator import YtDlpCommand, YtDlpLocator
+from entrypoints.data_folder import data_folder_problem
 from entrypoints.preflight import missing_tools
 from entrypoints.settings import Settings, misspelt_settings
 from entrypoints.stores import open_store
@@ -69,6 +70,8 @@ async def _settings(settings: Settings) -> list[CheckResult]:
 
 
 async def _store(settings: Settings) -> CheckResult:
+    if (problem := data_folder_problem(settings.data_dir)) is not None:
+        return CheckResult("store", False, problem)
     try:
         async with open_store(settings) as store:
             counts = await store.counts()

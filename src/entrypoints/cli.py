@@ -13,11 +13,34 @@ EXIT_USAGE = 2
 ROLES = ("all", "ingest", "worker")
 
 
+class _PrintVersions(argparse.Action):
+    """argparse's own `version` action takes a string made before any argument is parsed; this
+    one looks the versions up only when asked."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        from entrypoints.version import versions_line
+
+        print(versions_line())
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="vidrelay",
         description="A Telegram bot that turns a link into the video itself. Configured by VIDRELAY_* "
         "environment variables (see `vidrelay config`).",
+    )
+    parser.add_argument(
+        "--version",
+        action=_PrintVersions,
+        nargs=0,
+        help="print the versions of vidrelay and yt-dlp, and exit",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     run = commands.add_parser("run", help="start the bot (long polling; --webhook for webhook mode)")

@@ -8,11 +8,19 @@ import sys
 from pathlib import Path
 
 from adapters.filesystem.folder_lock import FolderInUse, holding_folder
+from entrypoints.data_folder import data_folder_problem
 from entrypoints.preflight import missing_tools
 from entrypoints.settings import Settings
 
+CREATES_DATA_FOLDER = {"run": True, "restore": True, "jobs": False}
+"""The commands that write the data folder, and whether they make it when it is missing (`jobs`
+does not: a mistyped folder must not become an empty store)."""
+
 
 def dispatch(args: argparse.Namespace, settings: Settings) -> int:
+    if (problem := _unusable_data_folder(args.command, settings)) is not None:
+        print(f"vidrelay: {problem}", file=sys.stderr)
+        return 2
     if args.command == "jobs":
         from entrypoints.job_tools import run_jobs
 
@@ -50,6 +58,11 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return run_demo()
     print(f"vidrelay: unknown command {args.command}", file=sys.stderr)
     return 2
+
+
+def _unusable_data_folder(command: str, settings: Settings) -> str | None:
+    create = CREATES_DATA_FOLDER.get(command)
+    return None if create is None else data_folder_problem(settings.data_dir, create=create)
 
 
 async def _check(settings: Settings) -> int:

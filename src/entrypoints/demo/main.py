@@ -8,7 +8,9 @@ conversation is played and printed as a transcript with timings. No token, no ne
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import os
 import sys
 import tempfile
 import time
@@ -49,7 +51,7 @@ async def _demo(out: Callable[[str], None]) -> int:
     out("vidrelay demo — a fake Telegram, a local video site and the real yt-dlp, all on 127.0.0.1\n")
     with tempfile.TemporaryDirectory(prefix="vidrelay-demo-") as tmp:
         root = Path(tmp)
-        clips = _clips_cache()
+        clips = _clips_cache(fallback=root / "clips")
         async with VideoServer(clips) as site, VideoServer(clips) as internal, FakeBotApi() as api:
             site.set_route("/flaky.mp4", FailThen(503, 1, Body(site.clip("short").read_bytes(), "video/mp4")))
             site.set_route("/pages/sneaky.html", Redirect(internal.url("/clips/short.mp4")))
@@ -72,10 +74,16 @@ async def _demo(out: Callable[[str], None]) -> int:
             return 0 if passed == len(outcomes) and code == 0 else 1
 
 
-def _clips_cache() -> Path:
+def _clips_cache(fallback: Path) -> Path:
+    """Clips made once per machine, or once per run where the home folder cannot keep them (a
+    container run as an arbitrary uid has HOME=/, which it cannot write)."""
     cache = Path.home() / ".cache" / "vidrelay" / "clips"
-    cache.mkdir(parents=True, exist_ok=True)
-    return cache
+    with contextlib.suppress(OSError):
+        cache.mkdir(parents=True, exist_ok=True)
+    if os.access(cache, os.W_OK | os.X_OK):
+        return cache
+    fallback.mkdir()
+    return fallback
 
 
 async def _script(api: FakeBotApi, site: VideoServer, t: Transcript) -> list[bool]:
