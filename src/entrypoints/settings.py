@@ -18,8 +18,10 @@ from core.media.playable import MAX_FIT_PASSES
 from core.url_policy import Endpoint
 from entrypoints import environment
 from entrypoints.environment import DEFAULT_ENV_FILE, unknown_variables, vidrelay_variables
+from entrypoints.setting_values import host_port, is_readable_file, postgres_dsn, shown
 
 PREFIX = environment.PREFIX
+CLOUD_BOT_API = "https://api.telegram.org"
 DOWNLOAD_CAP_FACTOR = 4
 _PRIVATE = frozenset({"ytdlp_cookies_file"})
 """Settings shown only as "(masked)": not secrets by type, but nothing an onlooker should read."""
@@ -34,7 +36,7 @@ class Settings(BaseSettings):
 
     bot_token: SecretStr | None = Field(None, description="bot token from @BotFather (required for `run`)")
     telegram_api_url: str = Field(
-        "https://api.telegram.org",
+        CLOUD_BOT_API,
         description="Bot API base; requests go to `{base}/bot{token}/{method}`",
     )
     telegram_local_mode: bool = Field(
@@ -47,8 +49,20 @@ class Settings(BaseSettings):
         "`postgres` (one ingest and many workers sharing `VIDRELAY_DATABASE_URL`)",
     )
     database_url: SecretStr | None = Field(
-        None, description="`postgresql://user:password@host:5432/db`, for `VIDRELAY_STORE=postgres`"
+        None,
+        description="`postgresql://user:password@host:5432/db`, for `VIDRELAY_STORE=postgres` (or the "
+        "`VIDRELAY_DATABASE_HOST`… parts below)",
     )
+    database_host: str | None = Field(
+        None,
+        min_length=1,
+        description="instead of the URL: the PostgreSQL server, with the port, user, password and database "
+        "below, each taken as written (a password may hold `/`, `#`, `@`, `%`)",
+    )
+    database_port: int = Field(5432, ge=1, le=65535, description="with `VIDRELAY_DATABASE_HOST`")
+    database_user: str = Field("vidrelay", min_length=1, description="with `VIDRELAY_DATABASE_HOST`")
+    database_password: SecretStr | None = Field(None, description="with `VIDRELAY_DATABASE_HOST`")
+    database_name: str = Field("vidrelay", min_length=1, description="with `VIDRELAY_DATABASE_HOST`")
     database_pool_size: int = Field(
         4, ge=2, le=100, description="PostgreSQL connections per process, besides the listening one"
     )
@@ -178,7 +192,7 @@ class Settings(BaseSettings):
     @classmethod
     def _readable(cls, value: Path | None) -> Path | None:
         # The message names no path: the variable is enough to find it, and the path stays private.
-        if value is not None and not _is_readable_file(value):
+        if value is not None and not is_readable_file(value):
             raise ValueError("the cookies file is missing, not a file, or not readable")
         return value
 
@@ -188,7 +202,7 @@ class Settings(BaseSettings):
         if isinstance(value, str):
             value = [part for part in value.replace(" ", "").split(",") if part]
         if isinstance(value, list | tuple):
-            return tuple(_host_port(str(part)) for part in value)
+            return tuple(host_port(str(part)) for part in value)
         return value
 
     @field_validator("telegram_api_url")
@@ -200,8 +214,17 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _postgres_needs_its_url(self) -> Settings:
-        if self.store == "postgres" and self.database_url is None:
-            raise ValueError("VIDRELAY_DATABASE_URL is required with VIDRELAY_STORE=postgres")
+        if self.telegram_local_mode and self.telegram_api_url == CLOUD_BOT_API:
+            raise ValueError(
+                "VIDRELAY_TELEGRAM_LOCAL_MODE=true needs VIDRELAY_TELEGRAM_API_URL of a local Bot API"
+                " server (api.telegram.org takes no file:// uploads)"
+            )
+        if self.database_url is not None and self.database_host is not None:
+            raise ValueError("set VIDRELAY_DATABASE_URL or VIDRELAY_DATABASE_HOST (with its parts), not both")
+        if self.store == "postgres" and self.database_url is None and self.database_host is None:
+            raise ValueError(
+                "VIDRELAY_DATABASE_URL (or VIDRELAY_DATABASE_HOST) is required with VIDRELAY_STORE=postgres"
+            )
         return self
 
     @property
@@ -216,7 +239,17 @@ class Settings(BaseSettings):
 
     @property
     def database_dsn(self) -> str:
-        return "" if self.database_url is None else self.database_url.get_secret_value()
+        if self.database_url is not None:
+            return self.database_url.get_secret_value()
+        if self.database_host is None:
+            return ""
+        return postgres_dsn(
+            self.database_host,
+            self.database_port,
+            self.database_user,
+            self.database_password.get_secret_value() if self.database_password else "",
+            self.database_name,
+        )
 
     @property
     def upload_limit_bytes(self) -> int:
@@ -258,38 +291,10 @@ class Settings(BaseSettings):
 
     def masked(self) -> dict[str, str]:
         """Every effective setting as its environment variable, secrets masked."""
-        shown: dict[str, str] = {}
+        variables: dict[str, str] = {}
         for name, value in self.model_dump().items():
-            shown[PREFIX + name.upper()] = "(masked)" if name in _PRIVATE and value else _show(value)
-        return shown
-
-
-def _is_readable_file(path: Path) -> bool:
-    try:
-        with path.open("rb") as file:
-            file.read(1)
-    except OSError:
-        return False
-    return path.is_file()
-
-
-def _host_port(entry: str) -> str:
-    endpoint = Endpoint.parse(entry)
-    host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
-    return f"{host}:{endpoint.port}"
-
-
-def _show(value: object) -> str:
-    if isinstance(value, SecretStr):
-        secret = value.get_secret_value()
-        return f"{secret[:4]}…(masked)" if len(secret) > 8 else "(masked)"
-    if value is None:
-        return ""
-    if isinstance(value, tuple):
-        return ",".join(str(v) for v in value)
-    if isinstance(value, bool):
-        return str(value).lower()
-    return str(value)
+            variables[PREFIX + name.upper()] = "(masked)" if name in _PRIVATE and value else shown(value)
+        return variables
 
 
 class SettingsError(Exception):

@@ -1,0 +1,47 @@
+"""The values of settings as text: parsed from the environment, shown masked, and the one a
+setting is made of (the PostgreSQL URL of its parts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+from pydantic import SecretStr
+
+from core.url_policy import Endpoint
+
+
+def postgres_dsn(host: str, port: int, user: str, password: str, database: str) -> str:
+    """A URL whose parts stay what they are: each is percent-quoted (asyncpg unquotes them), so a
+    `/`, `#`, `@` or `%` in a password never splits the URL where it should not."""
+    location = f"[{host}]" if ":" in host else host
+    secret = f":{quote(password, safe='')}" if password else ""
+    return f"postgresql://{quote(user, safe='')}{secret}@{location}:{port}/{quote(database, safe='')}"
+
+
+def is_readable_file(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            file.read(1)
+    except OSError:
+        return False
+    return path.is_file()
+
+
+def host_port(entry: str) -> str:
+    endpoint = Endpoint.parse(entry)
+    host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
+    return f"{host}:{endpoint.port}"
+
+
+def shown(value: object) -> str:
+    if isinstance(value, SecretStr):
+        secret = value.get_secret_value()
+        return f"{secret[:4]}…(masked)" if len(secret) > 8 else "(masked)"
+    if value is None:
+        return ""
+    if isinstance(value, tuple):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
