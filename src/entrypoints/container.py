@@ -22,8 +22,10 @@ from pydantic import SecretStr
 from adapters.ffmpeg.prober import FfprobeProber
 from adapters.ffmpeg.transcoder import FfmpegTranscoder
 from adapters.filesystem.blob_files import LocalBlobFiles
+from adapters.net.direct import DirectProxy
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.net.resolver import SystemResolver
+from adapters.net.upstream import UpstreamProxy
 from adapters.prometheus.metrics import PrometheusMetrics
 from adapters.system.clock import SystemClock
 from adapters.telegram.flood import FloodControl
@@ -76,8 +78,11 @@ from ports.store import Store
 from ports.telemetry import ApiEvents, UpdateEvents
 
 
-async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncIterator[ForwardProxy]:
-    proxy = ForwardProxy(rules, resolver)  # it starts listening with the first yt-dlp run
+async def _egress_proxy(
+    rules: GuardRules, resolver: HostResolver, upstream_url: str | None
+) -> AsyncIterator[ForwardProxy]:
+    upstream = UpstreamProxy(upstream_url) if upstream_url is not None else None
+    proxy = ForwardProxy(rules, resolver, upstream=upstream)  # it listens from the first yt-dlp run
     try:
         yield proxy
     finally:
@@ -147,7 +152,8 @@ class Container(containers.DeclarativeContainer):
     )
     egress_proxy = providers.Selector(
         settings.provided.egress_guard,
-        on=providers.Resource(_egress_proxy, guard_rules, resolver),
+        on=providers.Resource(_egress_proxy, guard_rules, resolver, settings.provided.proxy_url),
+        direct=providers.Singleton(DirectProxy, settings.provided.proxy_url),
         off=providers.Object(None),
     )
     downloader = providers.Resource(

@@ -4,7 +4,8 @@ setting is made of (the PostgreSQL URL of its parts)."""
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import quote
+from typing import Any
+from urllib.parse import quote, urlsplit
 
 from pydantic import SecretStr
 
@@ -45,3 +46,26 @@ def shown(value: object) -> str:
     if isinstance(value, bool):
         return str(value).lower()
     return str(value)
+
+
+def is_http_proxy(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        return parts.scheme == "http" and bool(parts.hostname) and parts.port is not None
+    except ValueError:
+        return False
+
+
+def split_ids(value: Any) -> Any:
+    """`1, -100200,3` as a tuple of ids (other values go on to pydantic as they are)."""
+    if isinstance(value, str):
+        return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
+    return value
+
+
+def split_host_ports(value: Any) -> Any:
+    if isinstance(value, str):
+        value = [part for part in value.replace(" ", "").split(",") if part]
+    if isinstance(value, list | tuple):
+        return tuple(host_port(str(part)) for part in value)
+    return value

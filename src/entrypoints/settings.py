@@ -17,13 +17,13 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from core.media.playable import MAX_FIT_PASSES
 from core.url_policy import Endpoint
 from entrypoints import environment
+from entrypoints import setting_values as values
 from entrypoints.environment import DEFAULT_ENV_FILE, unknown_variables, vidrelay_variables
-from entrypoints.setting_values import host_port, is_readable_file, postgres_dsn, shown
 
 PREFIX = environment.PREFIX
 CLOUD_BOT_API = "https://api.telegram.org"
 DOWNLOAD_CAP_FACTOR = 4
-_PRIVATE = frozenset({"ytdlp_cookies_file"})
+_PRIVATE = frozenset({"ytdlp_cookies_file", "proxy"})
 """Settings shown only as "(masked)": not secrets by type, but nothing an onlooker should read."""
 IdList = Annotated[tuple[int, ...], NoDecode]
 HostPorts = Annotated[tuple[str, ...], NoDecode]
@@ -118,6 +118,12 @@ class Settings(BaseSettings):
     confirm_longer_than_seconds: float = Field(
         1200.0, ge=0, description="videos longer than this ask for a confirmation in groups"
     )
+    proxy: SecretStr | None = Field(
+        None,
+        description="yt-dlp's way out: `http://[user:password@]host:port` of your proxy (a residential one "
+        "for sites that refuse datacenter addresses); the SSRF guard still checks every address and has "
+        "the proxy connect to the one it checked",
+    )
     allow_private_urls: bool = Field(
         False, description="SSRF guard off: any address, for the link and every request made for it"
     )
@@ -184,25 +190,27 @@ class Settings(BaseSettings):
     @field_validator("allowed_chat_ids", "admin_user_ids", mode="before")
     @classmethod
     def _split_ids(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
-        return value
+        return values.split_ids(value)
 
     @field_validator("ytdlp_cookies_file")
     @classmethod
     def _readable(cls, value: Path | None) -> Path | None:
         # The message names no path: the variable is enough to find it, and the path stays private.
-        if value is not None and not is_readable_file(value):
+        if value is not None and not values.is_readable_file(value):
             raise ValueError("the cookies file is missing, not a file, or not readable")
         return value
 
     @field_validator("private_url_allowlist", mode="before")
     @classmethod
     def _split_host_ports(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            value = [part for part in value.replace(" ", "").split(",") if part]
-        if isinstance(value, list | tuple):
-            return tuple(host_port(str(part)) for part in value)
+        return values.split_host_ports(value)
+
+    @field_validator("proxy")
+    @classmethod
+    def _http_proxy(cls, value: SecretStr | None) -> SecretStr | None:
+        # The message never repeats the value: it may hold the proxy's password.
+        if value is not None and not values.is_http_proxy(value.get_secret_value()):
+            raise ValueError("must be http://[user:password@]host:port (an HTTP proxy)")
         return value
 
     @field_validator("telegram_api_url")
@@ -243,7 +251,7 @@ class Settings(BaseSettings):
             return self.database_url.get_secret_value()
         if self.database_host is None:
             return ""
-        return postgres_dsn(
+        return values.postgres_dsn(
             self.database_host,
             self.database_port,
             self.database_user,
@@ -280,10 +288,17 @@ class Settings(BaseSettings):
         return "on" if self.inline_cache_chat_id is not None else "off"
 
     @property
-    def egress_guard(self) -> Switch:
+    def egress_guard(self) -> Literal["on", "direct", "off"]:
         """The guard's proxy between the tools and the network; with the guard off it is not started
-        at all (nothing to check), so yt-dlp and ffmpeg connect directly."""
-        return "off" if self.allow_private_urls else "on"
+        at all (nothing to check), so yt-dlp and ffmpeg connect directly, or straight through
+        VIDRELAY_PROXY ("direct")."""
+        if not self.allow_private_urls:
+            return "on"
+        return "direct" if self.proxy is not None else "off"
+
+    @property
+    def proxy_url(self) -> str | None:
+        return self.proxy.get_secret_value() if self.proxy is not None else None
 
     @property
     def ytdlp_updates(self) -> Switch:
@@ -293,7 +308,9 @@ class Settings(BaseSettings):
         """Every effective setting as its environment variable, secrets masked."""
         variables: dict[str, str] = {}
         for name, value in self.model_dump().items():
-            variables[PREFIX + name.upper()] = "(masked)" if name in _PRIVATE and value else shown(value)
+            variables[PREFIX + name.upper()] = (
+                "(masked)" if name in _PRIVATE and value else values.shown(value)
+            )
         return variables
 
 

@@ -208,3 +208,16 @@ def test_local_mode_against_the_cloud_bot_api_is_refused() -> None:
         SettingsError, match=r"^VIDRELAY_TELEGRAM_LOCAL_MODE=true needs VIDRELAY_TELEGRAM_API_URL"
     ):
         load_settings({"VIDRELAY_TELEGRAM_LOCAL_MODE": "true"})
+
+
+def test_the_proxy_is_an_http_url_refused_without_repeating_it_and_masked() -> None:
+    with pytest.raises(SettingsError) as refused:
+        load_settings({"VIDRELAY_PROXY": "socks5://user:hunter2@proxy:1080"})
+    assert str(refused.value) == (
+        "invalid VIDRELAY_PROXY: Value error, must be http://[user:password@]host:port (an HTTP proxy)"
+    )
+    s = load_settings({"VIDRELAY_PROXY": "http://user:hunter2@proxy.example:3128"})
+    assert (s.proxy_url, s.egress_guard) == ("http://user:hunter2@proxy.example:3128", "on")
+    assert s.masked()["VIDRELAY_PROXY"] == "(masked)"
+    unguarded = load_settings({"VIDRELAY_PROXY": "http://proxy:3128", "VIDRELAY_ALLOW_PRIVATE_URLS": "true"})
+    assert unguarded.egress_guard == "direct"
