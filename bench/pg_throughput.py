@@ -261,8 +261,10 @@ async def setup_vidrelay(args: argparse.Namespace) -> Side:
 
     from adapters.postgres import PostgresStore
     from adapters.system.clock import SystemClock
+    from core.jobs.context import JobContext
     from core.jobs.engine import Engine, EngineConfig
-    from core.jobs.registry import JobContext, JobOutcome, JobRegistry, JobType
+    from core.jobs.outcome import JobOutcome
+    from core.jobs.registry import JobRegistry, JobType
 
     logging.getLogger("vidrelay").setLevel(logging.ERROR)
     executed = [0]

@@ -1,21 +1,37 @@
-"""What `/status` and `/metrics` report, read in one place so the two never disagree."""
+"""What `/status` and `/metrics` report, read in one place so the two never disagree; the
+updater's last check is written here by its periodic job (work.periodic)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
-from core.pipeline.periodic import UpdateStatus
+from core import texts
 from ports.clock import Clock
-from ports.failed_jobs import FailedJobs
 from ports.jobs import QueueCounts
 from ports.media import Downloader
+from ports.queue_view import QueueView
 
 VERSION_TTL_SECONDS = 600.0
 """`yt-dlp --version` costs a process start and /metrics is scraped every few seconds; the
 version only changes when the updater installs one (and reports it) or an operator swaps the
 install underneath, so a stale answer for ten minutes at most is the bargain."""
+
+
+@dataclass
+class UpdateStatus:
+    """What /status says about the updater."""
+
+    checked_at: float | None = None
+    version: str | None = None
+    error: str | None = None
+    outcomes: Counter[str] = field(default_factory=Counter)
+    """Checks by outcome since start: updated, unchanged, failed (for the metrics)."""
+
+    def describe(self) -> str:
+        return texts.last_update_check(self.checked_at, self.error)
 
 
 class WorkerGauge(Protocol):
@@ -42,7 +58,7 @@ class BotStatus:
 class StatusQuery:
     def __init__(
         self,
-        queue: FailedJobs,
+        queue: QueueView,
         downloader: Downloader,
         workers: WorkerGauge,
         updates: UpdateStatus,

@@ -1,26 +1,21 @@
-"""Every text a user sees, and the log lines' wording.
+"""Every text a user sees, in one catalog: the bot's words are here and nowhere else.
 
-Anything that came from outside (titles, URLs, yt-dlp's words) is HTML-escaped here, because
-every message is sent with HTML parse mode.
+The catalog's entries are whole messages with named `{placeholders}` (what a translation
+replaces as one piece); the functions below them fill them in, so a caller never glues words
+together. Anything that came from outside (titles, URLs, yt-dlp's words) is HTML-escaped here,
+because every message is sent with HTML parse mode. What yt-dlp or Telegram said is quoted as it
+said it: it is theirs, not ours.
 """
 
 from __future__ import annotations
 
 import html
+import time
 from collections.abc import Sequence
 
 from ports.media import Progress, Stage, VideoInfo
 
-MB = 1_000_000
-LONG_VIDEO_YES = "👍 Yes please"
-LONG_VIDEO_NO = "👎 No thanks"
-NO_LONGER_AVAILABLE = "This request is no longer available."
-BUTTON_NOT_VALID = "This button is no longer valid."
-MORE_THAN_TEN = "📚 More than 10 videos here"
-FAILURE_REACTION = "😢"
-BUSY_REACTION = "😴"
-"""A group's link the store could not take for now: asleep, send it again later."""
-_BAR_CELLS = 10
+# The catalog -------------------------------------------------------------------------------
 
 HELP = (
     "Send me a link to a video and I will send the video back, playable right here.\n\n"
@@ -29,6 +24,151 @@ HELP = (
     "• <code>/settings</code>: the quality, the sound only by default, and in groups long videos.\n"
     "• Inline: type <code>@{bot} &lt;url&gt;</code> in any chat."
 )
+COMMAND_USAGE = "Usage: <code>/{command} &lt;url&gt;</code>"
+
+# A link's way, in its log message
+QUEUED = "⏳ <b>Queued</b> — {ahead} ahead of you"
+SCRAPING = "🧐 <b>Scraping</b> URL..."
+VIDEO_INFO = "\n🎬 <b>Video info:</b>\n{lines}"
+INFO_URL = "<b>URL:</b> {url}"
+INFO_TITLE = "<b>Title:</b> {title}"
+INFO_DURATION = "<b>Duration:</b> {seconds:.0f} sec"
+INFO_SIZE = "<b>Size:</b> {size}"
+INFO_RESOLUTION = "<b>Resolution:</b> {width}x{height}"
+INFO_VIDEO_CODEC = "<b>Video codec:</b> {codec}{rate}"
+INFO_RATE = " @ {kbps:.0f} kbps"
+INFO_AUDIO_CODEC = "<b>Audio codec:</b> {codec}"
+DOWNLOADING = "\n⬇️ <b>Downloading...</b>"
+CONVERTING = "\n🎞 <b>Converting…</b>"
+COMPRESSING = "\n📦 <b>Compressing to fit {limit_mib:.0f} MB…</b>"
+UPLOADING = "\n🚀 <b>Uploading ({size})...</b>"
+SENT = "✅ <b>Sent</b>"
+SENT_SIZED = "✅ <b>Sent</b> ({size})"
+RETRYING = "\n⚠️ <b>Download failed</b>, retrying (attempt {attempt} of {max_attempts})..."
+FAILED = "\n💥 <b>Download failed</b>: {reason}"
+FANNED_OUT = "\n📦 {count} videos found, sending each one."
+OUTPUT_CHUNK = "\n<code>{text}</code>"
+SPEED = "{size}/s"
+ETA = "ETA {eta}"
+
+# Answers to the user's message
+TOO_LARGE = "😞 Video too large ({megabytes:.0f} MB)"
+MORE_THAN_TEN = "📚 More than 10 videos here"
+REFUSED_URL = "🚫 I can't fetch {url}: {why}"
+QUEUE_FULL = "✋ You already have {limit} links in the queue. Please wait until some are done."
+SEND_AGAIN_LATER = (
+    "⏳ I could not take this link just now: my storage is busy. Please send it again in a few minutes."
+)
+FAILURE_REACTION = "😢"
+BUSY_REACTION = "😴"
+"""A group's link the store could not take for now: asleep, send it again later."""
+
+# A long video's prompt in a group, and the presses on it
+LONG_VIDEO_PROMPT = "This video is pretty long ({duration}), download it anyway?"
+LONG_VIDEO_YES = "👍 Yes please"
+LONG_VIDEO_NO = "👎 No thanks"
+PRESS_CONFIRMED = "👍 On it!"
+PRESS_CANCELLED = "👎 Cancelled."
+PRESS_NOT_REQUESTER = "Only the person who sent the link can cancel."
+PROMPT_CONFIRMED = "👍 Downloading it."
+PROMPT_CANCELLED = "👎 Cancelled."
+NO_LONGER_AVAILABLE = "This request is no longer available."
+BUTTON_NOT_VALID = "This button is no longer valid."
+
+# Inline mode
+SOURCE_BUTTON = "🔗 Source"
+INLINE_VIDEO_TITLE = "Send this video"
+INLINE_VARIANT_TITLES = {
+    "full": "{title}",
+    "no_caption": "{title} (no caption)",
+    "no_source": "{title} (no source link)",
+}
+INLINE_AUDIO_TITLE = "🎵 Audio only"
+INLINE_FETCHING = "⏳ Fetching {url}…"
+INLINE_FETCHING_SOUND = "⏳ Fetching the sound of {url}…"
+
+# /settings
+SETTINGS_TITLE = "⚙️ <b>Settings for this chat</b>"
+SETTINGS_QUALITY = "Quality: <b>{quality}</b>"
+SETTINGS_AUDIO = "Audio only: <b>{state}</b>"
+SETTINGS_AUDIO_ON_HINT = " (links come back as their sound; /video for a video)"
+SETTINGS_LONG_VIDEOS = "Long videos: <b>{asking}</b>"
+SETTINGS_NOT_ADMIN = "Only the group's administrators can change its settings."
+SETTINGS_CLOSED = "⚙️ Settings saved. Send /settings to change them again."
+SETTINGS_SAVED = "Saved."
+ANSWER_QUALITY = "Quality: {quality}"
+ANSWER_AUDIO = "Audio only: {state}"
+ANSWER_LONG_VIDEOS = "Long videos: {asking}"
+QUALITY_BEST_THAT_FITS = "best that fits"
+QUALITY_UP_TO = "up to {height}p"
+QUALITY_BUTTON_BEST = "Best"
+QUALITY_BUTTON = "{height}p"
+LONG_VIDEOS_SENT = "sent without asking"
+LONG_VIDEOS_ASK = "ask first when longer than {duration}"
+BUTTON_AUDIO_ONLY = "🎵 Audio only"
+BUTTON_ASK_LONG = "⏱ Ask before long videos"
+BUTTON_DONE = "✔️ Done"
+BUTTON_TOGGLE = "{label}: {state}"
+BUTTON_SELECTED = "✅ {label}"
+ON, OFF = "on", "off"
+
+# /status (the operator's)
+STATUS_LINE = "<b>{label}:</b> {value}"
+STATUS_QUEUE = "Queue"
+STATUS_IN_FLIGHT = "In flight"
+STATUS_FAILED = "Failed"
+STATUS_YTDLP = "yt-dlp"
+STATUS_LAST_CHECK = "Last update check"
+STATUS_UNKNOWN = "unknown"
+UPDATE_NEVER = "never"
+UPDATE_CHECKED = "{when} (ok)"
+UPDATE_CHECK_FAILED = "{when} (failed: {error})"
+
+# The command menus (setMyCommands): a line of at most 256 characters, plain text
+COMMAND_DESCRIPTIONS = {
+    "help": "What I do, and how to ask",
+    "audio": "The sound of a link: /audio <url>",
+    "video": "The video of a link: /video <url>",
+    "settings": "This chat's quality and choices",
+    "id": "Your user id and this chat's id",
+    "status": "The queue, failures and yt-dlp (admins)",
+    "verbose": "A link with yt-dlp's full output (admins)",
+}
+
+# /id, and a chat off VIDRELAY_ALLOWED_CHAT_IDS (answered at most once an hour)
+YOUR_USER_ID = "<b>Your user id:</b> <code>{user_id}</code>"
+THIS_CHATS_ID = "<b>The id of this chat:</b> <code>{chat_id}</code>"
+THIS_GROUPS_ID = "<b>The id of this {chat_type}:</b> <code>{chat_id}</code>"
+NOT_ALLOWED_HERE = (
+    "🙏 Sorry, I only work in the chats my operator has allowed, and this is not one of them yet. "
+    "If you know the operator, give them this chat's id: <code>{chat_id}</code>"
+)
+
+# Why a job failed, as its 💥 line says it
+NO_VIDEO = "No video found at this link"
+REFUSED = "refused: {why}"
+VANISHED = "the downloaded file vanished before the upload"
+TELEGRAM_REFUSED = "Telegram refused the video: {description}"
+BAD_PAYLOAD = "bad job payload: {error}"
+TIMED_OUT = "Timed out after {seconds:g} seconds"
+INTERNAL_ERROR = "internal error: {error}"
+YTDLP_KILLED = "yt-dlp was killed with signal {signal}"
+YTDLP_EXITED = "yt-dlp exited with code {code}"
+UNKNOWN_ERROR = "unknown error"
+
+# Why a link is refused before it is queued (the SSRF guard)
+URL_UNPRINTABLE = "URL contains spaces or control characters"
+URL_MALFORMED = "malformed URL"
+URL_SCHEME = "scheme {scheme!r} is not allowed"
+URL_NO_SCHEME = "(none)"
+URL_NO_HOST = "URL has no host"
+URL_UNRESOLVED = "host does not resolve"
+URL_PRIVATE = "the link leads to a private address ({address})"
+
+# Filling the catalog in -------------------------------------------------------------------
+
+MB = 1_000_000
+_BAR_CELLS = 10
 
 
 def escape(text: str) -> str:
@@ -39,41 +179,63 @@ def megabytes(size: int | float) -> str:
     return f"{size / MB:.2f} MB"
 
 
+def command_usage(command: str) -> str:
+    return COMMAND_USAGE.format(command=command)
+
+
+def verbose_usage() -> str:
+    return command_usage("verbose")
+
+
+def your_ids(user_id: int | None, chat_id: int, chat_type: str) -> str:
+    """/id: what the operator's allowlist and admin settings ask for."""
+    lines = [YOUR_USER_ID.format(user_id=user_id)] if user_id is not None else []
+    if chat_type == "private":
+        lines.append(THIS_CHATS_ID.format(chat_id=chat_id))
+    else:
+        lines.append(THIS_GROUPS_ID.format(chat_type=escape(chat_type), chat_id=chat_id))
+    return "\n".join(lines)
+
+
+def not_allowed_here(chat_id: int) -> str:
+    return NOT_ALLOWED_HERE.format(chat_id=chat_id)
+
+
 def queued(ahead: int) -> str:
-    return f"⏳ <b>Queued</b> — {ahead} ahead of you"
+    return QUEUED.format(ahead=ahead)
 
 
 def scraping() -> str:
-    return "🧐 <b>Scraping</b> URL..."
+    return SCRAPING
 
 
 def video_info(info: VideoInfo) -> str:
-    lines = [f"<b>URL:</b> {escape(info.webpage_url)}", f"<b>Title:</b> {escape(info.title)}"]
+    lines = [INFO_URL.format(url=escape(info.webpage_url)), INFO_TITLE.format(title=escape(info.title))]
     if info.duration is not None:
-        lines.append(f"<b>Duration:</b> {info.duration:.0f} sec")
+        lines.append(INFO_DURATION.format(seconds=info.duration))
     if info.filesize is not None:
-        lines.append(f"<b>Size:</b> {megabytes(info.filesize)}")
+        lines.append(INFO_SIZE.format(size=megabytes(info.filesize)))
     if info.width and info.height:
-        lines.append(f"<b>Resolution:</b> {info.width}x{info.height}")
+        lines.append(INFO_RESOLUTION.format(width=info.width, height=info.height))
     if info.vcodec and info.vcodec != "none":
-        rate = f" @ {info.tbr:.0f} kbps" if info.tbr else ""
-        lines.append(f"<b>Video codec:</b> {escape(info.vcodec)}{rate}")
+        rate = INFO_RATE.format(kbps=info.tbr) if info.tbr else ""
+        lines.append(INFO_VIDEO_CODEC.format(codec=escape(info.vcodec), rate=rate))
     if info.acodec and info.acodec != "none":
-        lines.append(f"<b>Audio codec:</b> {escape(info.acodec)}")
-    return "\n🎬 <b>Video info:</b>\n" + "\n".join(lines)
+        lines.append(INFO_AUDIO_CODEC.format(codec=escape(info.acodec)))
+    return VIDEO_INFO.format(lines="\n".join(lines))
 
 
 def downloading() -> str:
-    return "\n⬇️ <b>Downloading...</b>"
+    return DOWNLOADING
 
 
 def converting() -> str:
-    return "\n🎞 <b>Converting…</b>"
+    return CONVERTING
 
 
 def compressing(limit_bytes: int) -> str:
     # Telegram's limits are binary megabytes (50 MB = 50 x 1024 x 1024 bytes): named as it names them.
-    return f"\n📦 <b>Compressing to fit {limit_bytes / 1024 / 1024:.0f} MB…</b>"
+    return COMPRESSING.format(limit_mib=limit_bytes / 1024 / 1024)
 
 
 def stage_line(progress: Progress, upload_limit_bytes: int) -> str | None:
@@ -90,9 +252,9 @@ def stage_line(progress: Progress, upload_limit_bytes: int) -> str | None:
 def progress_line(progress: Progress) -> str:
     parts = [progress_bar(progress.percent)]
     if progress.speed_bytes:
-        parts.append(f"{megabytes(progress.speed_bytes)}/s")
+        parts.append(SPEED.format(size=megabytes(progress.speed_bytes)))
     if progress.eta_seconds is not None:
-        parts.append(f"ETA {clock_duration(progress.eta_seconds)}")
+        parts.append(ETA.format(eta=clock_duration(progress.eta_seconds)))
     return " · ".join(parts)
 
 
@@ -103,51 +265,86 @@ def progress_bar(percent: float | None) -> str:
 
 
 def uploading(size: int) -> str:
-    return f"\n🚀 <b>Uploading ({megabytes(size)})...</b>"
+    return UPLOADING.format(size=megabytes(size))
 
 
 def sent(size: int | None) -> str:
-    return f"✅ <b>Sent</b> ({megabytes(size)})" if size else "✅ <b>Sent</b>"
+    return SENT_SIZED.format(size=megabytes(size)) if size else SENT
 
 
 def retrying(next_attempt: int, max_attempts: int) -> str:
-    return f"\n⚠️ <b>Download failed</b>, retrying (attempt {next_attempt} of {max_attempts})..."
+    return RETRYING.format(attempt=next_attempt, max_attempts=max_attempts)
 
 
 def failed(reason: str) -> str:
-    return f"\n💥 <b>Download failed</b>: {escape(reason)}"
+    return FAILED.format(reason=escape(reason))
 
 
-def too_large(size: int) -> str:
-    return f"😞 Video too large ({size / MB:.0f} MB)"
-
-
-def long_video_prompt(duration: float) -> str:
-    return f"This video is pretty long ({short_duration(duration)}), download it anyway?"
-
-
-def refused_url(url: str, why: str) -> str:
-    return f"🚫 I can't fetch {escape(url)}: {escape(why)}"
-
-
-def queue_full(limit: int) -> str:
-    return f"✋ You already have {limit} links in the queue. Please wait until some are done."
-
-
-def verbose_usage() -> str:
-    return command_usage("verbose")
-
-
-def command_usage(command: str) -> str:
-    return f"Usage: <code>/{command} &lt;url&gt;</code>"
-
-
-def status(lines: Sequence[tuple[str, object]]) -> str:
-    return "\n".join(f"<b>{escape(k)}:</b> {escape(str(v))}" for k, v in lines)
+def fanned_out(count: int) -> str:
+    return FANNED_OUT.format(count=count)
 
 
 def output_chunk(text: str) -> str:
-    return f"\n<code>{escape(text.rstrip())}</code>"
+    return OUTPUT_CHUNK.format(text=escape(text.rstrip()))
+
+
+def too_large(size: int) -> str:
+    return TOO_LARGE.format(megabytes=size / MB)
+
+
+def refused_url(url: str, why: str) -> str:
+    return REFUSED_URL.format(url=escape(url), why=escape(why))
+
+
+def queue_full(limit: int) -> str:
+    return QUEUE_FULL.format(limit=limit)
+
+
+def send_again_later() -> str:
+    return SEND_AGAIN_LATER
+
+
+def long_video_prompt(duration: float) -> str:
+    return LONG_VIDEO_PROMPT.format(duration=short_duration(duration))
+
+
+def variant_title(title: str, variant: str) -> str:
+    return INLINE_VARIANT_TITLES[variant].format(title=title)
+
+
+def variant_caption(info: VideoInfo, variant: str) -> str | None:
+    """An inline result's caption: the variant "no_caption" has none."""
+    return None if variant == "no_caption" else caption_for(info)
+
+
+def inline_fetching(url: str, *, sound: bool = False) -> str:
+    return (INLINE_FETCHING_SOUND if sound else INLINE_FETCHING).format(url=escape(url))
+
+
+def on_off(on: bool) -> str:
+    return ON if on else OFF
+
+
+def quality_name(height: int | None) -> str:
+    return QUALITY_BEST_THAT_FITS if height is None else QUALITY_UP_TO.format(height=height)
+
+
+def long_videos(threshold: float | None) -> str:
+    """How a group's long videos go: never asked about, or from what length."""
+    if threshold is None:
+        return LONG_VIDEOS_SENT
+    return LONG_VIDEOS_ASK.format(duration=short_duration(threshold))
+
+
+def status(lines: Sequence[tuple[str, object]]) -> str:
+    return "\n".join(STATUS_LINE.format(label=escape(k), value=escape(str(v))) for k, v in lines)
+
+
+def last_update_check(checked_at: float | None, error: str | None) -> str:
+    if checked_at is None:
+        return UPDATE_NEVER
+    when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(checked_at))
+    return UPDATE_CHECK_FAILED.format(when=when, error=error) if error else UPDATE_CHECKED.format(when=when)
 
 
 def short_duration(seconds: float) -> str:
@@ -177,37 +374,3 @@ def caption_for(info: VideoInfo) -> str:
         if alternative and alternative.strip():
             return alternative.strip()
     return title
-
-
-def send_again_later() -> str:
-    return (
-        "⏳ I could not take this link just now: my storage is busy. Please send it again in a few minutes."
-    )
-
-
-COMMAND_DESCRIPTIONS = {
-    "help": "What I do, and how to ask",
-    "audio": "The sound of a link: /audio <url>",
-    "video": "The video of a link: /video <url>",
-    "settings": "This chat's quality and choices",
-    "id": "Your user id and this chat's id",
-    "status": "The queue, failures and yt-dlp (admins)",
-    "verbose": "A link with yt-dlp's full output (admins)",
-}
-"""The command menus' lines (setMyCommands): at most 256 characters each, plain text."""
-
-
-def your_ids(user_id: int | None, chat_id: int, chat_type: str) -> str:
-    """/id: what the operator's allowlist and admin settings ask for."""
-    lines = [f"<b>Your user id:</b> <code>{user_id}</code>"] if user_id is not None else []
-    where = "this chat" if chat_type == "private" else f"this {escape(chat_type)}"
-    lines.append(f"<b>The id of {where}:</b> <code>{chat_id}</code>")
-    return "\n".join(lines)
-
-
-def not_allowed_here(chat_id: int) -> str:
-    """The polite answer in a chat off VIDRELAY_ALLOWED_CHAT_IDS (at most once an hour)."""
-    return (
-        "🙏 Sorry, I only work in the chats my operator has allowed, and this is not one of them yet. "
-        f"If you know the operator, give them this chat's id: <code>{chat_id}</code>"
-    )

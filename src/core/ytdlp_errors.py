@@ -13,6 +13,7 @@ import re
 import signal as signals
 from dataclasses import dataclass
 
+from core import texts
 from ports.media import ToolFailure
 from ports.net import REFUSED_BY
 
@@ -96,23 +97,23 @@ def error_lines(stderr: str) -> list[str]:
 def user_reason(error_line: str) -> str:
     text = error_line.strip().removeprefix("ERROR:").strip()
     text = _CAUSED_BY.sub("", _REPORT_HINT.sub("", _TAG.sub("", text))).strip()
-    return text[:_MAX_REASON] or "unknown error"
+    return text[:_MAX_REASON] or texts.UNKNOWN_ERROR
 
 
 def classify_ytdlp(failure: ToolFailure) -> Verdict:
     if failure.timed_out_after is not None:
-        return Verdict(FailureKind.TRANSIENT, f"Timed out after {failure.timed_out_after:g} seconds")
+        return Verdict(FailureKind.TRANSIENT, texts.TIMED_OUT.format(seconds=failure.timed_out_after))
     lines = error_lines(failure.stderr_tail)
     if failure.signal is not None and not lines:
-        return Verdict(FailureKind.TRANSIENT, f"yt-dlp was killed with signal {_signal_name(failure.signal)}")
+        return Verdict(FailureKind.TRANSIENT, texts.YTDLP_KILLED.format(signal=_signal_name(failure.signal)))
     if not lines:
-        return Verdict(FailureKind.TRANSIENT, f"yt-dlp exited with code {failure.exit_code}")
+        return Verdict(FailureKind.TRANSIENT, texts.YTDLP_EXITED.format(code=failure.exit_code))
     reason = user_reason(lines[-1])
     if failure.signal is not None:
         return Verdict(FailureKind.TRANSIENT, reason)
     refusal = next((m for line in lines if (m := _GUARD_REFUSAL.search(line))), None)
     if refusal is not None:
-        return Verdict(FailureKind.REFUSED, f"refused: {refusal.group(1)}"[:_MAX_REASON])
+        return Verdict(FailureKind.REFUSED, texts.REFUSED.format(why=refusal.group(1))[:_MAX_REASON])
     return Verdict(_kind_of(lines), reason)
 
 

@@ -3,7 +3,8 @@
 One line per check, `ok` or `failed` with the reason: the settings, the store, yt-dlp, ffmpeg and
 the token (the Bot API's getMe). Exit 0 when every check passed, 1 otherwise. Each check runs even
 when one before it failed, so one run shows everything that is wrong. A `warning` line under a
-check that passed names what works but will surprise (privacy mode in groups, a webhook set).
+check that passed names what works but will surprise (privacy mode in groups, a webhook set, a
+misspelt setting).
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ from dataclasses import dataclass
 
 from adapters.process.exit import Exit
 from adapters.process.runner import ChildProcesses
-from adapters.telegram.account import TelegramAccount, token_problem
-from adapters.telegram.session import make_bot
-from adapters.ytdlp.locator import YtDlpCommand, YtDlpLocator
+from adapters.telegram.account import token_problem
+from adapters.ytdlp.locator import YtDlpCommand
 from entrypoints.data_folder import data_folder_problem
 from entrypoints.preflight import missing_tools
 from entrypoints.settings import Settings, misspelt_settings
-from entrypoints.stores import open_store
+from entrypoints.wiring.checks import Checks
+from entrypoints.wiring.stores import open_store, shutdown
 from ports.bot_account import WebhookState
 from ports.messenger import MessengerError
 
@@ -50,31 +51,35 @@ def settings_failed(reason: str) -> CheckResult:
 
 
 async def run_checks(settings: Settings) -> list[CheckResult]:
-    checks: list[Callable[[Settings], Awaitable[CheckResult | list[CheckResult]]]] = [
+    checks: list[Callable[[Settings, Checks], Awaitable[CheckResult | list[CheckResult]]]] = [
         _settings,
         _store,
         _ytdlp,
         _ffmpeg,
         _telegram,
     ]
+    through = Checks(settings=settings)
     results: list[CheckResult] = []
-    for check in checks:
-        result = await check(settings)
-        results += result if isinstance(result, list) else [result]
+    try:
+        for check in checks:
+            result = await check(settings, through)
+            results += result if isinstance(result, list) else [result]
+    finally:
+        await shutdown(through)
     return results
 
 
-async def _settings(settings: Settings) -> list[CheckResult]:
+async def _settings(settings: Settings, _: Checks) -> list[CheckResult]:
     found = CheckResult("settings", True, f"store {settings.store}, data in {settings.data_dir}")
     return [found, *(_warning("settings", misspelt) for misspelt in misspelt_settings())]
 
 
-async def _store(settings: Settings) -> CheckResult:
+async def _store(settings: Settings, _: Checks) -> CheckResult:
     if (problem := data_folder_problem(settings.data_dir)) is not None:
         return CheckResult("store", False, problem)
     try:
-        async with open_store(settings) as store:
-            counts = await store.counts()
+        async with open_store(settings) as opened:
+            counts = await opened.store.counts()
     except Exception as error:  # noqa: BLE001 - any failure to open is what this check reports
         return CheckResult("store", False, _one_line(error))
     where = settings.sqlite_path if settings.store == "sqlite" else settings.store
@@ -83,16 +88,16 @@ async def _store(settings: Settings) -> CheckResult:
     )
 
 
-async def _ytdlp(settings: Settings) -> CheckResult:
-    command = YtDlpLocator(settings.data_dir).command()
-    ran = await ChildProcesses().capture(
+async def _ytdlp(settings: Settings, through: Checks) -> CheckResult:
+    command = through.locator().command()
+    ran = await through.processes().capture(
         (*command.argv, "--ignore-config", "--version"), env=command.env, timeout=TOOL_TIMEOUT_SECONDS
     )
     if not ran.exit.ok:
         return CheckResult("yt-dlp", False, _ended(ran.exit))
     where = f" ({command.install_dir.name}, installed by the updater)" if command.install_dir else ""
     version = ran.stdout.strip() + where
-    runtimes = await _js_runtimes(command)
+    runtimes = await _js_runtimes(command, through.processes())
     if runtimes is None or runtimes == "none" or "(unsupported)" in runtimes:
         found = "none" if runtimes is None else runtimes
         return CheckResult("yt-dlp", False, f"{version}, but {NO_JS_RUNTIME} (yt-dlp found: {found})")
@@ -103,9 +108,10 @@ NO_JS_RUNTIME = (
     "no JavaScript runtime it can use: YouTube and other sites that need one fail. Install Deno,"
     " e.g. `pip install 'vidrelay[extractors]'` (`make setup` does), or from https://deno.com"
 )
+_RUNTIMES = "[debug] JS runtimes:"
 
 
-async def _js_runtimes(command: YtDlpCommand) -> str | None:
+async def _js_runtimes(command: YtDlpCommand, processes: ChildProcesses) -> str | None:
     """What yt-dlp's own verbose header says of the JavaScript runtimes it finds (`deno-2.5.0`,
     `none`): asked of yt-dlp itself, so the answer is its detection, not a guess of ours. The
     `about:` link makes it stop before any request, with an error that is of no interest here."""
@@ -115,7 +121,7 @@ async def _js_runtimes(command: YtDlpCommand) -> str | None:
         if _RUNTIMES in line:
             found.append(line.split(_RUNTIMES, 1)[1].strip())
 
-    await ChildProcesses().run(
+    await processes.run(
         (*command.argv, "--ignore-config", "--verbose", "--simulate", "about:blank"),
         env=command.env,
         timeout=TOOL_TIMEOUT_SECONDS,
@@ -125,45 +131,36 @@ async def _js_runtimes(command: YtDlpCommand) -> str | None:
     return found[0] if found else None
 
 
-_RUNTIMES = "[debug] JS runtimes:"
-
-
-async def _ffmpeg(settings: Settings) -> CheckResult:
+async def _ffmpeg(settings: Settings, through: Checks) -> CheckResult:
     if (missing := missing_tools()) is not None:
         return CheckResult("ffmpeg", False, missing)
     ffmpeg = shutil.which("ffmpeg") or "ffmpeg"
-    ran = await ChildProcesses().capture((ffmpeg, "-version"), timeout=TOOL_TIMEOUT_SECONDS)
+    ran = await through.processes().capture((ffmpeg, "-version"), timeout=TOOL_TIMEOUT_SECONDS)
     if not ran.exit.ok:
         return CheckResult("ffmpeg", False, _ended(ran.exit))
     first = ran.stdout.strip().splitlines()[0] if ran.stdout.strip() else "ffmpeg"
     return CheckResult("ffmpeg", True, first.split(" Copyright")[0] + ", ffprobe found")
 
 
-async def _telegram(settings: Settings) -> CheckResult | list[CheckResult]:
+async def _telegram(settings: Settings, through: Checks) -> CheckResult | list[CheckResult]:
     if settings.bot_token is None:
         return CheckResult("telegram", False, "VIDRELAY_BOT_TOKEN is not set")
     token = settings.bot_token.get_secret_value()
     if (problem := token_problem(token)) is not None:
         return CheckResult("telegram", False, f"VIDRELAY_BOT_TOKEN {problem}")
-    bot = make_bot(token, settings.telegram_api_url, settings.telegram_local_mode, max_retries=0)
-    account = TelegramAccount(bot)
+    account = await through.account.async_()
     try:
-        try:
-            profile = await account.profile()
-        except MessengerError as error:
-            return CheckResult("telegram", False, _refusal("getMe", error, settings.telegram_api_url))
-        results = [CheckResult("telegram", True, f"{profile.name} via {settings.telegram_api_url}")]
-        if not profile.reads_group_messages:
-            results.append(_warning("telegram", PRIVACY_MODE))
-        try:
-            webhook = await account.webhook()
-        except MessengerError as error:
-            return [
-                *results,
-                CheckResult("webhook", False, _refusal("getWebhookInfo", error, settings.telegram_api_url)),
-            ]
-    finally:
-        await bot.session.close()
+        profile = await account.profile()
+    except MessengerError as error:
+        return CheckResult("telegram", False, _refusal("getMe", error, settings.telegram_api_url))
+    results = [CheckResult("telegram", True, f"{profile.name} via {settings.telegram_api_url}")]
+    if not profile.reads_group_messages:
+        results.append(_warning("telegram", PRIVACY_MODE))
+    try:
+        webhook = await account.webhook()
+    except MessengerError as error:
+        failed = CheckResult("webhook", False, _refusal("getWebhookInfo", error, settings.telegram_api_url))
+        return [*results, failed]
     return [*results, *_webhook(webhook, settings.webhook_url)]
 
 

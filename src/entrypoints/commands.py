@@ -39,7 +39,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         print(f"vidrelay: {missing}", file=sys.stderr)
         return 2
     if args.command == "run":
-        from entrypoints.bot.main import run_bot
+        from entrypoints.run import run_bot
 
         if not settings.single_process_store:
             return run_bot(settings, webhook=args.webhook, role=args.role)

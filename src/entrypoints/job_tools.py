@@ -11,11 +11,10 @@ import json
 import sys
 from dataclasses import asdict
 
-from adapters.system.clock import SystemClock
 from entrypoints.durations import show_duration
 from entrypoints.queue_report import as_json, as_table
 from entrypoints.settings import Settings
-from entrypoints.stores import open_store
+from entrypoints.wiring.stores import open_store
 from ports.errors import StoreError
 from ports.store import Store
 
@@ -27,8 +26,8 @@ async def run_jobs(args: argparse.Namespace, settings: Settings) -> int:
         print(f"vidrelay: {wrong}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        async with open_store(settings) as store:
-            return await _run(args, store, SystemClock().now())
+        async with open_store(settings) as opened:
+            return await _run(args, opened.store, opened.clock.now())
     except StoreError as error:
         print(f"vidrelay: {error}", file=sys.stderr)
         return EXIT_FAILED

@@ -1,7 +1,7 @@
 """The values of the durable job queue: what is enqueued, what a claim hands out, what failed.
 
 The ports that move them are split by role: `ports.queue.JobQueue` (the workers'),
-`ports.failed_jobs.FailedJobs` (the operator's) and `ports.quota.UserQuota` (intake's cap).
+`ports.queue_view.QueueView` (the operator's) and `ports.quota.UserQuota` (intake's cap).
 """
 
 from __future__ import annotations

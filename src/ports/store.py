@@ -9,16 +9,16 @@ from typing import Protocol
 from ports.blobs import BlobIndex
 from ports.caches import HandledUrls, InfoCache
 from ports.chat_settings import ChatSettingsStore
-from ports.failed_jobs import FailedJobs
 from ports.pending import PendingStore
 from ports.queue import JobQueue
+from ports.queue_view import QueueView
 from ports.quota import UserQuota
 from ports.secrets import InstallSecrets
 
 
 class Store(
     JobQueue,
-    FailedJobs,
+    QueueView,
     UserQuota,
     PendingStore,
     BlobIndex,

@@ -22,6 +22,7 @@ import pytest
 from adapters.memory.store import MemoryStore
 from adapters.postgres import PostgresStore
 from adapters.sqlite import SqliteStore
+from adapters.system.clock import SystemClock
 from ports.store import Store
 
 NOW = 1_700_000_000.0
@@ -78,7 +79,7 @@ async def sqlite_kit(tmp_path: Path) -> AsyncIterator[StoreKit]:
 @pytest.fixture
 async def postgres_kit(pg_migrated_dsn: str) -> AsyncIterator[StoreKit]:
     pg_dsn = pg_migrated_dsn
-    store = await PostgresStore.open(pg_dsn, node="contract-node")
+    store = await PostgresStore.open(pg_dsn, node="contract-node", clock=SystemClock())
 
     async def from_another_connection(sql: str, *parameters: object) -> None:
         other = await asyncpg.connect(pg_dsn)

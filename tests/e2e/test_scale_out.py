@@ -17,7 +17,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from core.pipeline.job_names import DOWNLOAD_VIDEO
+from core.requests.job_names import DOWNLOAD_VIDEO
 from testkit.bot_process import BotProcess, bot_environment
 from testkit.telegram import Chat, FakeBotApi
 from testkit.video_site import VideoServer

@@ -44,7 +44,7 @@ def files(tmp_path: Path) -> LocalBlobFiles:
 def blob_service(
     store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock, max_bytes: int = 0
 ) -> BlobService:
-    return BlobService(store, files, store, clock, max_bytes=max_bytes)
+    return BlobService(index=store, files=files, pending=store, clock=clock, max_bytes=max_bytes)
 
 
 async def seed(

@@ -14,6 +14,7 @@ import pytest
 
 from adapters.postgres import PostgresStore
 from adapters.sqlite import SqliteStore
+from adapters.system.clock import SystemClock
 from entrypoints.durations import show_duration
 from ports.jobs import NewJob
 from ports.store import Store
@@ -44,7 +45,9 @@ def deployment(request: pytest.FixtureRequest, tmp_path: Path) -> Deployment:
         return Deployment("sqlite", {"data_dir": str(data)}, lambda: SqliteStore.open(data / "vidrelay.db"))
     dsn: str = request.getfixturevalue("pg_dsn")  # an empty database: the first open migrates it
     settings = {"data_dir": str(data), "store": "postgres", "database_url": dsn}
-    return Deployment("postgres", settings, lambda: PostgresStore.open(dsn, node="cli-test"))
+    return Deployment(
+        "postgres", settings, lambda: PostgresStore.open(dsn, node="cli-test", clock=SystemClock())
+    )
 
 
 @pytest.fixture

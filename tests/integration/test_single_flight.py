@@ -26,7 +26,9 @@ async def test_ten_concurrent_requests_for_one_url_cause_one_scrape_and_one_down
     url = video_server.url("/shared/clip.mp4")
     store, clock = MemoryStore(), SystemClock()
     info = InfoService(store, ytdlp, clock)
-    blobs = BlobService(store, LocalBlobFiles(tmp_path), store, clock, FfprobeProber())
+    blobs = BlobService(
+        index=store, files=LocalBlobFiles(tmp_path), pending=store, clock=clock, prober=FfprobeProber()
+    )
 
     async def request() -> str:
         [entry] = (await info.scrape(url, timeout=60)).unwrap()

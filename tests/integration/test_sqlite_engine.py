@@ -10,8 +10,10 @@ from returns.result import Success
 
 from adapters.sqlite import SqliteStore
 from adapters.system.clock import SystemClock
+from core.jobs.context import JobContext
 from core.jobs.engine import Engine, EngineConfig
-from core.jobs.registry import JobContext, JobOutcome, JobRegistry, JobType
+from core.jobs.outcome import JobOutcome
+from core.jobs.registry import JobRegistry, JobType
 from ports.jobs import Lease, NewJob
 
 JOBS = 30

@@ -24,7 +24,7 @@ from aiogram.methods import (
 from aiogram.types import InputMediaVideo
 
 from adapters.system.clock import SystemClock
-from adapters.telegram.flood import paced_chat, turn_of
+from adapters.telegram.flood import FloodControl, paced_chat, turn_of
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.pacing import ChatPacer, PacingPolicy
 from adapters.telegram.session import make_bot
@@ -65,7 +65,8 @@ async def close(bot: Bot) -> None:
 def messenger_for(
     api: FakeBotApi, clock: Clock, policy: PacingPolicy = FAST, **kwargs: float
 ) -> tuple[Bot, TelegramMessenger]:
-    bot = make_bot(DEFAULT_TOKEN, api.base_url, False, clock=clock, pacing=policy, **kwargs)  # type: ignore[arg-type]
+    flood = FloodControl(clock, policy, **kwargs)  # type: ignore[arg-type]
+    bot = make_bot(DEFAULT_TOKEN, api.base_url, False, flood=flood)
     return bot, TelegramMessenger(bot, local_mode=False)
 
 

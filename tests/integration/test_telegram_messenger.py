@@ -27,6 +27,8 @@ from aiogram.exceptions import (
 )
 from aiogram.methods import SendMessage
 
+from adapters.system.clock import SystemClock
+from adapters.telegram.flood import FloodControl
 from adapters.telegram.messenger import TelegramMessenger, to_messenger_error
 from adapters.telegram.session import make_bot
 from core.telegram_errors import (
@@ -64,7 +66,12 @@ async def close(bot: Bot) -> None:
 
 
 async def _bot(api: FakeBotApi, *, local_mode: bool = False, max_retries: int = 3) -> Bot:
-    return make_bot(DEFAULT_TOKEN, api.base_url, local_mode, pacing=UNPACED, max_retries=max_retries)
+    return make_bot(
+        DEFAULT_TOKEN,
+        api.base_url,
+        local_mode,
+        flood=FloodControl(SystemClock(), UNPACED, max_retries=max_retries),
+    )
 
 
 @pytest.fixture
@@ -528,7 +535,9 @@ async def test_no_server_at_all_is_a_transient_error_without_a_code() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    bot = make_bot(DEFAULT_TOKEN, f"http://127.0.0.1:{port}", False, pacing=UNPACED)
+    bot = make_bot(
+        DEFAULT_TOKEN, f"http://127.0.0.1:{port}", False, flood=FloodControl(SystemClock(), UNPACED)
+    )
     try:
         error = await refused(TelegramMessenger(bot, False).send_text(PRIVATE.id, "hello"))
     finally:
@@ -565,7 +574,7 @@ async def test_a_members_status_is_what_the_chat_says_of_them(
 
 
 async def test_a_revoked_token_is_permanent(api: FakeBotApi) -> None:
-    bot = make_bot("987654321:RevokedToken", api.base_url, False, pacing=UNPACED)
+    bot = make_bot("987654321:RevokedToken", api.base_url, False, flood=FloodControl(SystemClock(), UNPACED))
     try:
         error = await refused(TelegramMessenger(bot, False).send_text(PRIVATE.id, "hello"))
     finally:

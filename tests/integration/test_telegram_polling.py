@@ -9,6 +9,8 @@ import pytest
 from aiogram import Bot, Dispatcher
 from aiogram.types import CallbackQuery, Message
 
+from adapters.system.clock import SystemClock
+from adapters.telegram.flood import FloodControl
 from adapters.telegram.session import make_bot
 from testkit.telegram import DEFAULT_TOKEN, Chat, FakeBotApi, User
 from tests.support.pacing import UNPACED as FAST
@@ -26,7 +28,7 @@ async def api() -> AsyncIterator[FakeBotApi]:
 
 @pytest.fixture
 async def bot(api: FakeBotApi) -> AsyncIterator[Bot]:
-    bot = make_bot(DEFAULT_TOKEN, api.base_url, False, pacing=FAST)
+    bot = make_bot(DEFAULT_TOKEN, api.base_url, False, flood=FloodControl(SystemClock(), FAST))
     yield bot
     client = getattr(bot.session, "_session", None)
     if client is not None:

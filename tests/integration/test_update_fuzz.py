@@ -27,6 +27,8 @@ from dependency_injector import providers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from adapters.system.clock import SystemClock
+from adapters.telegram.flood import FloodControl
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
 from entrypoints.container import Container
@@ -90,7 +92,7 @@ def test_a_hostile_update_stream_is_contained_kept_to_its_chats_and_the_bot_stil
     loop = asyncio.new_event_loop()
     api = FakeBotApi()
     loop.run_until_complete(api.start())
-    bot = make_bot(DEFAULT_TOKEN, api.base_url, False, pacing=UNPACED)
+    bot = make_bot(DEFAULT_TOKEN, api.base_url, False, flood=FloodControl(SystemClock(), UNPACED))
     fed: list[str] = []
     seen: Counter[str] = Counter()
     folders = iter(range(10**6))

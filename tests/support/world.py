@@ -10,7 +10,7 @@ from pathlib import Path
 from dependency_injector import providers
 
 from adapters.memory.store import MemoryStore
-from core.pipeline.intake import IncomingMessage
+from core.incoming.intake.message import IncomingMessage
 from core.urls import Entity
 from entrypoints.container import Container
 from entrypoints.settings import load_settings
@@ -80,7 +80,6 @@ class World:
         self.engine = self.container.engine()
         self.intake = self.container.intake()
         self.confirmations = self.container.confirmations()
-        self.services = self.container.services()
         self._message_ids = itertools.count(1)
 
     async def post(

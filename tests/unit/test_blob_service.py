@@ -136,7 +136,7 @@ def prober() -> FakeProber:
 
 @pytest.fixture
 def blobs(store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock, prober: FakeProber) -> BlobService:
-    return BlobService(store, files, store, clock, prober)
+    return BlobService(index=store, files=files, pending=store, clock=clock, prober=prober)
 
 
 def staging_folders(files: LocalBlobFiles) -> list[Path]:
@@ -181,7 +181,7 @@ async def test_the_file_name_takes_the_extension_of_the_produced_file(
 async def test_without_a_probe_the_scraped_dimensions_are_kept(
     store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
 ) -> None:
-    blobs = BlobService(store, files, store, clock, FakeProber(None))
+    blobs = BlobService(index=store, files=files, pending=store, clock=clock, prober=FakeProber(None))
 
     record = (await blobs.fetch(INFO, FakeDownloader(), timeout=1.0)).unwrap()
 

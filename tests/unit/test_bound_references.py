@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from adapters.memory.store import MemoryStore
-from core.pipeline.inline_requests import url_in
-from core.pipeline.intake import IncomingMessage
-from core.pipeline.request import InlineRequest
+from core.chat_settings.who_may_change import SettingsAccess
+from core.incoming.inline import url_in
+from core.incoming.intake.message import IncomingMessage
+from core.requests.inline import InlineRequest
 from core.trust.buttons import Press
 from core.trust.inline_offers import OFFER_TTL_SECONDS
 from core.trust.keys import InstallKeys
-from core.trust.settings_access import SettingsAccess
 from core.urls import Entity
 from ports.jobs import Job
 from ports.messenger import MessengerError

@@ -8,11 +8,12 @@ from secrets import token_bytes
 import pytest
 
 from adapters.memory.store import MemoryStore
-from core.chat_settings.access import REMEMBER_SECONDS, Asker, RememberedAccess
 from core.chat_settings.choices import ASK, ASK_FROM, QUALITY
-from core.chat_settings.panel import CLOSED, NOT_ADMIN
 from core.chat_settings.service import ChatSettingsService, Outcome, PressAnswer
+from core.chat_settings.who_may_change import REMEMBER_SECONDS, Asker, RememberedAccess
 from core.texts import BUTTON_NOT_VALID
+from core.texts import SETTINGS_CLOSED as CLOSED
+from core.texts import SETTINGS_NOT_ADMIN as NOT_ADMIN
 from core.trust.buttons import Press, SignedButtons
 from core.trust.callback_data import ButtonRef, sign_button
 from core.trust.keys import InstallKeys

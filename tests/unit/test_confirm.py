@@ -8,7 +8,8 @@ from secrets import token_bytes
 import pytest
 
 from adapters.memory.store import MemoryStore
-from core.pipeline.confirm import PENDING_TTL_SECONDS, Confirmations, Decision
+from core.incoming.confirmations import Confirmations, Decision
+from core.requests.prompt import PENDING_TTL_SECONDS
 from core.trust.buttons import SignedButtons
 from core.trust.keys import InstallKeys
 from ports.jobs import NewJob
@@ -39,7 +40,9 @@ def wakes() -> Wakes:
 
 @pytest.fixture
 def confirmations(store: MemoryStore, clock: VirtualClock, wakes: Wakes) -> Confirmations:
-    return Confirmations(store, clock, wakes, SignedButtons(InstallKeys(store, token_bytes)))
+    return Confirmations(
+        pending=store, clock=clock, wake=wakes, buttons=SignedButtons(InstallKeys(store, token_bytes))
+    )
 
 
 async def park(

@@ -4,6 +4,8 @@ and a dispatcher whose handlers find every service they ask for."""
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,10 +16,13 @@ from returns.result import Failure, Success
 from adapters.memory.store import MemoryStore
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.sqlite.store import SqliteStore
-from entrypoints.container import Container, open_store, shutdown
+from core.incoming.confirmations import Decision
+from entrypoints.container import Container, shutdown
 from entrypoints.settings import load_settings
+from entrypoints.wiring.stores import open_store
 from ports.jobs import NewJob
 from ports.media import UpdateOutcome, Updater
+from ports.pending import PendingRequest
 from tests.support.clock import VirtualClock
 from tests.support.world import faked_container
 
@@ -51,13 +56,17 @@ def test_the_registered_job_list_is_exact(tmp_path: Path, clock: VirtualClock) -
     assert (bare.inline_requests(), bare.updater()) == (None, None)
 
 
-def test_every_service_shares_one_engine_and_one_store(tmp_path: Path, clock: VirtualClock) -> None:
+async def test_every_service_shares_one_engine_and_one_store(tmp_path: Path, clock: VirtualClock) -> None:
     built = container(tmp_path, clock)
     engine, store = built.engine(), built.store()
     assert not hasattr(built, "bare_engine")  # one phase: the engine is built with its job list
     assert built.engine() is engine
-    assert built.services().pending is store
     assert built.download() is built.download()
+    # A prompt parked in the store is what a press adopts, into the queue the engine claims from.
+    parked = PendingRequest("p1", -1, 7, 1, engine.new_job("download_video", {}), None, clock.now())
+    await store.park(parked)
+    assert await built.confirmations().confirm("p1") is Decision.CONFIRMED
+    assert [job.name for job in await store.list_jobs()] == ["download_video"]
 
 
 def _handlers(router: Router) -> Iterator[object]:
@@ -91,15 +100,21 @@ def test_handlers_ask_only_for_what_the_dispatcher_provides(tmp_path: Path, cloc
 async def test_the_container_opens_the_store_the_settings_choose(tmp_path: Path) -> None:
     memory_settings = load_settings({"VIDRELAY_STORE": "memory", "VIDRELAY_DATA_DIR": str(tmp_path)})
     async with open_store(memory_settings) as memory:
-        assert isinstance(memory, MemoryStore)
+        assert isinstance(memory.store, MemoryStore)
     assert not (tmp_path / "vidrelay.db").exists()  # the other branch of the Selector stayed shut
     sqlite_settings = load_settings({"VIDRELAY_STORE": "sqlite", "VIDRELAY_DATA_DIR": str(tmp_path)})
     async with open_store(sqlite_settings) as sqlite:
-        assert isinstance(sqlite, SqliteStore)
-        await sqlite.enqueue(NewJob("download_video", {}, 3), 0.0)
+        assert isinstance(sqlite.store, SqliteStore)
+        await sqlite.store.enqueue(NewJob("download_video", {}, 3), 0.0)
     assert (tmp_path / "vidrelay.db").exists()
     async with open_store(sqlite_settings) as reopened:
-        assert (await reopened.counts()).waiting == 1
+        assert (await reopened.store.counts()).waiting == 1
+    # The container opens it through the same path: the Selector it extends.
+    built = Container(settings=sqlite_settings)
+    try:
+        assert (await (await built.store.async_()).counts()).waiting == 1
+    finally:
+        await shutdown(built)
 
 
 async def test_the_bot_process_resolves_through_the_async_store(tmp_path: Path) -> None:
@@ -144,3 +159,16 @@ def test_with_the_guard_off_there_is_no_proxy_and_every_address_passes(tmp_path:
     built = Container(settings=load_settings({"VIDRELAY_ALLOW_PRIVATE_URLS": "true"}))
     assert built.egress_proxy() is None
     assert built.guard_rules().check("10.0.0.5", 80, ["10.0.0.5"]) == Success(None)
+
+
+def test_the_store_tools_open_the_store_without_the_telegram_stack() -> None:
+    """`vidrelay jobs` counts rows through the same store path as the bot, without paying for
+    aiogram or yt-dlp first (an operator runs it when something is already wrong)."""
+    probe = (
+        "import sys, entrypoints.job_tools, entrypoints.wiring.stores;"
+        "print(sorted(m for m in ('aiogram', 'yt_dlp', 'entrypoints.container') if m in sys.modules))"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert ran.stdout.strip() == "[]"

@@ -9,10 +9,10 @@ import pytest
 from returns.result import Failure, Success
 
 from core.blob_names import blob_file_name
-from core.jobs.registry import Deferred, JobFailure, JobOutcome
-from core.pipeline.delivery import Delivery, Destination
-from core.pipeline.report import Report
-from core.pipeline.services import PipelineConfig
+from core.jobs.outcome import Deferred, JobFailure, JobOutcome
+from core.work.delivery.destination import Destination
+from core.work.delivery.report import Report
+from core.work.delivery.video import Delivery
 from ports.blobs import BlobRecord
 from ports.media import Progress, VideoInfo
 from ports.messenger import MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
@@ -102,15 +102,8 @@ def world(clock: VirtualClock, tmp_path: Path) -> World:
     return World(clock, tmp_path)
 
 
-def config(world: World) -> PipelineConfig:
-    return PipelineConfig(
-        upload_limit_bytes=world.settings.upload_limit_bytes,
-        ytdlp_timeout_seconds=world.settings.ytdlp_timeout_seconds,
-    )
-
-
 async def deliver(world: World, info: VideoInfo, job: Recording) -> JobOutcome:
-    delivery = Delivery(world.services, config(world))
+    delivery: Delivery = world.container.delivery()
     return await delivery.deliver(info, job, job)
 
 
@@ -168,17 +161,15 @@ async def test_a_video_announced_too_large_even_compressed_is_not_downloaded(wor
     assert world.downloader.downloads == []
 
 
-async def test_a_video_announced_over_the_download_cap_is_not_downloaded(world: World) -> None:
+async def test_a_video_announced_over_the_download_cap_is_not_downloaded(
+    clock: VirtualClock, tmp_path: Path
+) -> None:
     job = Recording()
-    size = world.settings.upload_limit_bytes * 5
-    delivery = Delivery(
-        world.services,
-        PipelineConfig(
-            upload_limit_bytes=world.settings.upload_limit_bytes,
-            max_download_bytes=world.settings.upload_limit_bytes * 4,
-        ),
-    )
-    await delivery.deliver(video(URL, filesize=size), job, job)
+    limit = 50 * 1024 * 1024  # the Bot API's upload limit without a local server
+    world = World(clock, tmp_path, VIDRELAY_MAX_DOWNLOAD_BYTES=str(limit * 4))
+    assert world.settings.upload_limit_bytes == limit
+    size = limit * 5
+    await world.container.delivery().deliver(video(URL, filesize=size), job, job)
     assert job.calls[-2:] == ["ending", f"too large {size}"]
     assert world.downloader.downloads == []
 
@@ -232,7 +223,7 @@ async def test_a_failed_download_is_a_classified_failure_and_nothing_is_sent(wor
 
 
 async def test_the_videos_of_a_link_leave_out_photos_and_never_come_back_empty(world: World) -> None:
-    delivery = Delivery(world.services, config(world))
+    delivery: Delivery = world.container.delivery()
     world.downloader.serve(URL, video(URL, "v1"), video(URL, "photo", has_video=False))
     found = await delivery.videos(URL, Recording())
     assert [v.id for v in found.unwrap()] == ["v1"]

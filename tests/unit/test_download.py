@@ -153,7 +153,7 @@ async def test_an_unsupported_page_fails_at_once_and_can_be_retried_by_editing(w
     assert "⚠️" not in log_text(world)
     # the handled mark was dropped, so the same message may enqueue the URL again
     world.downloader.serve(URL)
-    from core.pipeline.intake import IncomingMessage
+    from core.incoming.intake.message import IncomingMessage
     from core.urls import Entity
 
     text = f"now {URL}"

@@ -10,17 +10,10 @@ from returns.result import Failure, Success
 
 from adapters.memory.store import MemoryStore
 from core.jobs.breaker import BreakerPolicy, CircuitBreakers
+from core.jobs.context import DeadJob, JobContext
 from core.jobs.engine import Engine, EngineConfig
-from core.jobs.registry import (
-    DeadJob,
-    Deferred,
-    DuplicateJobName,
-    JobContext,
-    JobFailure,
-    JobOutcome,
-    JobRegistry,
-    JobType,
-)
+from core.jobs.outcome import Deferred, JobFailure, JobOutcome
+from core.jobs.registry import DuplicateJobName, JobRegistry, JobType
 from core.lifecycle.retry_policy import RetryPolicy
 from ports.jobs import Job, NewJob
 from tests.support.clock import VirtualClock, settle

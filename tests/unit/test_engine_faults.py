@@ -15,8 +15,10 @@ from returns.result import Failure, Success
 from adapters.memory.store import MemoryStore
 from core.jobs.backoff import Backoff
 from core.jobs.config import EngineConfig
+from core.jobs.context import JobContext, RetryNotice
 from core.jobs.engine import Engine
-from core.jobs.registry import JobContext, JobFailure, JobOutcome, JobRegistry, JobType, RetryNotice
+from core.jobs.outcome import JobFailure, JobOutcome
+from core.jobs.registry import JobRegistry, JobType
 from core.jobs.supervision import Supervisor
 from core.lifecycle.retry_policy import RetryPolicy
 from ports.errors import StoreError

@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass
 
 from core.jobs.health import EngineHealth
-from entrypoints.bot.health import Liveness, health_problem
+from entrypoints.monitoring.health import Liveness, health_problem
 
 NOT_RECEIVING = "not receiving updates (polling or the webhook server is not running)"
 

@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 
 from core import texts
-from core.pipeline.inline import variant_caption, variant_keyboard
-from core.pipeline.inline_lookup import InlineLookup
-from core.pipeline.job_names import DOWNLOAD_INLINE
-from core.pipeline.request import InlineRequest
+from core.requests.inline import InlineRequest
+from core.requests.job_names import DOWNLOAD_INLINE
+from core.work.inline import variant_keyboard
 from ports.messenger import Button, MessengerError
 from tests.support.clock import VirtualClock
 from tests.support.downloader import video
@@ -123,7 +122,7 @@ async def test_a_payload_that_is_not_an_inline_request_fails_permanently(world: 
 
 
 async def test_the_lookup_knows_only_videos_telegram_has(world: World) -> None:
-    lookup = InlineLookup(world.services)
+    lookup = world.container.inline_requests()
     assert await lookup.cached(URL) is None
     world.downloader.serve(URL)
     await world.post(URL)
@@ -141,12 +140,12 @@ async def test_the_lookup_ignores_a_scrape_whose_video_telegram_does_not_have(wo
     world.downloader.serve(URL, video(URL, filesize=80_000_000, duration=3000.0))  # unwatchable in 50 MB
     await world.post(URL)  # scraped and cached, refused as too large: no file_id
     await world.idle()
-    assert await InlineLookup(world.services).cached(URL) is None
+    assert await world.container.inline_requests().cached(URL) is None
 
 
 def test_the_variants_drop_the_caption_or_the_source_button() -> None:
     info = video(URL, title="A title")
-    assert variant_caption(info, "full") == "A title"
-    assert variant_caption(info, "no_caption") is None
+    assert texts.variant_caption(info, "full") == "A title"
+    assert texts.variant_caption(info, "no_caption") is None
     assert variant_keyboard(URL, "full") == [[Button("🔗 Source", url=URL)]]
     assert variant_keyboard(URL, "no_source") is None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.pipeline.inline import AUDIO_VARIANT
+from core.requests.inline import AUDIO_VARIANT
 from ports.messenger import MessengerError
 from tests.support.downloader import http_error, video
 from tests.support.world import INLINE_CACHE_CHAT, World

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.pipeline.intake import IncomingMessage
-from core.pipeline.job_names import DOWNLOAD_VIDEO
+from core.incoming.intake.message import IncomingMessage
+from core.requests.job_names import DOWNLOAD_VIDEO
 from core.urls import Entity
 from tests.support.clock import VirtualClock, settle
 from tests.support.downloader import video

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from core import texts
 from core.allowlist import ChatAllowlist
-from core.pipeline.intake import LinkIntake
-from core.pipeline.intake_announce import Announcements
-from core.pipeline.intake_retry import EnqueueRetries
+from core.incoming.intake.announce import Announcements
+from core.incoming.intake.links import LinkIntake
+from core.incoming.intake.retries import EnqueueRetries
 from ports.chat_settings import ChatSettings, ChatSettingsStore
 from ports.errors import StoreError
 from ports.jobs import Guard
@@ -67,21 +67,26 @@ class RefusingChoices:
 
 def intake_over(world: World, jobs: RefusingJobs, choices: ChatSettingsStore | None = None) -> LinkIntake:
     announcements = Announcements(
-        world.services.logs, world.store, worker_slots=world.settings.job_concurrency
+        world.container.log_views(), world.store, worker_slots=world.settings.job_concurrency
     )
     retries = EnqueueRetries(
-        jobs, announcements, world.messenger, world.clock, lambda: 0.5, budget_seconds=BUDGET
+        jobs=jobs,
+        announce=announcements.accepted,
+        messenger=world.messenger,
+        clock=world.clock,
+        random=lambda: 0.5,
+        budget_seconds=BUDGET,
     )
     return LinkIntake(
-        jobs,
-        world.store,
-        world.services.guard,
-        world.store,
-        world.clock,
-        choices or world.store,
-        retries,
-        announcements,
-        ChatAllowlist((), world.clock),
+        jobs=jobs,
+        quota=world.store,
+        guard=world.container.guard(),
+        seen=world.store,
+        clock=world.clock,
+        choices=choices or world.store,
+        retries=retries,
+        announcements=announcements,
+        allowlist=ChatAllowlist((), world.clock),
         max_queued_per_user=10,
     )
 

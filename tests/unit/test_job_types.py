@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from returns.result import Failure, Success
 
-from core.jobs.registry import JobContext, JobType
-from core.pipeline.job_types import UPDATE_TIMEOUT_SECONDS, job_types
-from core.pipeline.periodic import SWEEP_INTERVAL_SECONDS, Periodic
+from core.jobs.context import JobContext
+from core.jobs.registry import JobType
+from core.status import UpdateStatus
+from core.work.job_types import UPDATE_TIMEOUT_SECONDS, job_types
+from core.work.periodic import SWEEP_INTERVAL_SECONDS, SweepBlobs, SweepCaches, UpdateYtDlp
 from ports.jobs import Job, NewJob
 from ports.media import UpdateOutcome, Updater
 from ports.pending import PendingRequest
@@ -37,23 +40,43 @@ class Closes:
         self.count += 1
 
 
+@dataclass
+class Periodic:
+    """The periodic jobs over the world's services, and the updater's status they write."""
+
+    update: UpdateYtDlp | None
+    sweep_blobs: SweepBlobs
+    sweep_caches: SweepCaches
+    update_status: UpdateStatus
+
+
 def periodic_of(world: World, updater: Updater | None, interval: float, closes: Closes) -> Periodic:
-    services = world.services
-    return Periodic(
-        updater,
-        interval,
-        closes,
-        services.blobs,
-        services.info,
-        world.store,
-        world.confirmations,
-        world.clock,
+    status = UpdateStatus()
+    update = (
+        UpdateYtDlp(
+            updater=updater, interval_seconds=interval, on_updated=closes, status=status, clock=world.clock
+        )
+        if updater is not None
+        else None
     )
+    sweep_caches = SweepCaches(
+        info=world.container.info(),
+        handled=world.store,
+        expire_prompts=world.confirmations.expire,
+        clock=world.clock,
+    )
+    return Periodic(update, SweepBlobs(world.container.blobs()), sweep_caches, status)
 
 
 def types_of(world: World, periodic: Periodic, *, inline: bool = False) -> list[JobType]:
-    download_inline = world.container.download_inline() if inline else None
-    return job_types(world.container.download(), download_inline, periodic, DOWNLOAD_TIMEOUT)
+    return job_types(
+        download=world.container.download(),
+        inline=world.container.download_inline() if inline else None,
+        update=periodic.update,
+        sweep_blobs=periodic.sweep_blobs,
+        sweep_caches=periodic.sweep_caches,
+        download_timeout=DOWNLOAD_TIMEOUT,
+    )
 
 
 def only(world: World, periodic: Periodic, name: str) -> JobType:

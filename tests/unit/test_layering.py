@@ -46,6 +46,16 @@ def tree_copy(tmp_path: Path) -> Path:
         ("testkit/_violation.py", "import ports.clock\n", "The testkit imports nothing of the project"),
         ("adapters/_violation.py", "import testkit.loopback\n", "Only the demo imports the testkit"),
         ("entrypoints/_violation.py", "import testkit.clips\n", "Only the demo imports the testkit"),
+        (
+            "core/incoming/_violation.py",
+            "import core.work.inline\n",
+            "The handler side never imports the worker side",
+        ),
+        (
+            "entrypoints/bot/handlers/_violation.py",
+            "import core.work.delivery.failures\n",
+            "The handler side never imports the worker side",
+        ),
     ],
 )
 def test_a_layer_violation_fails_the_contract(tree_copy: Path, module: str, line: str, contract: str) -> None:

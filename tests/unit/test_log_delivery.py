@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
-from core.chat.html_chunks import CONTINUED, split_html, strip_tags, utf16_length
-from core.chat.log_delivery import LogAddress, deliver
-from core.chat.log_state import LogState
+from core.log_message.chunks import CONTINUED, split_html, strip_tags, utf16_length
+from core.log_message.delivery import LogAddress, deliver
+from core.log_message.state import LogState
 from ports.messenger import MessengerError
 from tests.support.clock import VirtualClock
 from tests.support.messenger import EDIT_GONE, PARSE_ERROR, FakeMessenger

@@ -6,11 +6,10 @@ from __future__ import annotations
 import asyncio
 import itertools
 
-from core.chat.chat_sender import EDIT_INTERVAL_SECONDS
-from core.chat.log_delivery import LogAddress
-from core.chat.log_state import LogState
-from core.chat.log_view import LogView
-from core.chat.log_views import LogViews
+from core.log_message.sender import EDIT_INTERVAL_SECONDS
+from core.log_message.state import LogAddress, LogState
+from core.log_message.view import LogView
+from core.log_message.views import LogViews
 from ports.pacing import SendPacing, Turn
 from tests.support.clock import VirtualClock, settle
 from tests.support.messenger import ChatMessage, FakeMessenger

@@ -10,7 +10,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from prometheus_client.parser import text_string_to_metric_families
 
-from entrypoints.bot.metrics import metrics_app
+from entrypoints.monitoring.metrics import metrics_app
 from tests.support.clock import VirtualClock
 from tests.support.world import World
 

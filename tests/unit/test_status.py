@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from adapters.memory.store import MemoryStore
-from core.pipeline.periodic import UpdateStatus
-from core.status import VERSION_TTL_SECONDS, StatusQuery
+from core.status import VERSION_TTL_SECONDS, StatusQuery, UpdateStatus
 from ports.jobs import NewJob
 from tests.support.clock import VirtualClock
 from tests.support.downloader import ScriptedDownloader

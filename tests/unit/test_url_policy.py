@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from returns.result import Failure, Success
 
 from core.addresses import is_public_address
-from core.pipeline.url_guard import UrlGuard
+from core.url_guard import UrlGuard
 from core.url_policy import Endpoint, GuardRules, check_addresses, check_scheme, url_endpoint
 from tests.support.world import FixedResolver
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 from adapters.memory.blobs import MemoryBlobIndex
 from adapters.memory.caches import MemoryHandledUrls, MemoryInfoCache
 from adapters.memory.chat_settings import MemoryChatSettings
-from adapters.memory.failed_jobs import MemoryFailedJobs, MemoryUserQuota
 from adapters.memory.jobs import MemoryJobQueue
 from adapters.memory.pending import MemoryPending
+from adapters.memory.queue_view import MemoryQueueView
+from adapters.memory.quota import MemoryUserQuota
 from adapters.memory.secrets import MemoryInstallSecrets
 from adapters.memory.tables import MemoryTables
 from ports.store import Store
@@ -16,7 +17,7 @@ from ports.store import Store
 
 class MemoryStore(
     MemoryJobQueue,
-    MemoryFailedJobs,
+    MemoryQueueView,
     MemoryUserQuota,
     MemoryPending,
     MemoryBlobIndex,

@@ -11,7 +11,7 @@ seen by all, so whoever sweeps first forgets them.
 
 from __future__ import annotations
 
-from adapters.postgres.access import PostgresAccess
+from adapters.postgres.database import PostgresAccess
 from ports.blobs import BlobIndex, BlobRecord
 
 _SEEN = """

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adapters.postgres.access import PostgresAccess
+from adapters.postgres.database import PostgresAccess
 from adapters.sql.info_rows import dump_entries, load_entries
 from adapters.sql.json_text import CorruptEntry
 from ports.caches import HandledUrls, InfoCache

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adapters.postgres.access import PostgresAccess
+from adapters.postgres.database import PostgresAccess
 from ports.chat_settings import ChatSettings, ChatSettingsStore
 
 _READ = """

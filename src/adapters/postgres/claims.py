@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.postgres.access import Database
+from adapters.postgres.database import Database
 from adapters.sql.job_rows import job_from_row
 from ports.errors import StoreError
 from ports.jobs import Job, Lease

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Final
 
-from adapters.postgres.access import PostgresAccess
 from adapters.postgres.claims import ClaimBatcher
+from adapters.postgres.database import PostgresAccess
 from adapters.postgres.notices import WorkNotifier
 from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
 from adapters.sql.json_text import dump_json

@@ -22,8 +22,8 @@ from typing import Final
 
 import asyncpg
 
-from adapters.postgres.access import Database
 from adapters.postgres.connection import DRIVER_ERRORS, connect
+from adapters.postgres.database import Database
 from ports.clock import Clock
 from ports.errors import StoreError
 from ports.notices import WorkNotices

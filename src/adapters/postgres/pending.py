@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adapters.postgres.access import PostgresAccess
+from adapters.postgres.database import PostgresAccess
 from adapters.postgres.notices import WorkNotifier
 from adapters.sql.record_rows import pending_from_row, pending_params
 from ports.pending import CancelOutcome, PendingRequest, PendingStore

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adapters.postgres.access import PostgresAccess
+from adapters.postgres.database import PostgresAccess
 from ports.secrets import InstallSecrets
 
 # The first writer wins: a concurrent insert waits for the other's commit and then does nothing;

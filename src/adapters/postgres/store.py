@@ -12,20 +12,20 @@ import secrets
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from adapters.postgres.access import Database
 from adapters.postgres.blobs import PostgresBlobIndex
 from adapters.postgres.caches import PostgresHandledUrls, PostgresInfoCache
 from adapters.postgres.chat_settings import PostgresChatSettings
 from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.connection import DRIVER_ERRORS, connect, open_pool
+from adapters.postgres.database import Database
 from adapters.postgres.dsn import masked
-from adapters.postgres.failed_jobs import PostgresFailedJobs, PostgresUserQuota
 from adapters.postgres.jobs import PostgresJobQueue
 from adapters.postgres.notices import WorkListener, WorkNotifier
 from adapters.postgres.pending import PostgresPending
+from adapters.postgres.queue_view import PostgresQueueView
+from adapters.postgres.quota import PostgresUserQuota
 from adapters.postgres.schema import MIGRATIONS, Migration, migrate
 from adapters.postgres.secrets import PostgresInstallSecrets
-from adapters.system.clock import SystemClock
 from ports.clock import Clock
 from ports.errors import StoreError
 from ports.notices import WorkNotices
@@ -39,7 +39,7 @@ the other finishing writes."""
 
 class PostgresStore(
     PostgresJobQueue,
-    PostgresFailedJobs,
+    PostgresQueueView,
     PostgresUserQuota,
     PostgresPending,
     PostgresBlobIndex,
@@ -67,7 +67,7 @@ class PostgresStore(
         *,
         node: str,
         pool_size: int = DEFAULT_POOL_SIZE,
-        clock: Clock | None = None,
+        clock: Clock,
         migrations: Sequence[Migration] = MIGRATIONS,
     ) -> PostgresStore:
         """Connect, migrate (once, whoever starts first), open the pool.
@@ -94,7 +94,7 @@ class PostgresStore(
             Database(pool),
             Database(claims_pool),
             node,
-            WorkListener(dsn, clock or SystemClock(), secrets.token_hex(8)),
+            WorkListener(dsn, clock, secrets.token_hex(8)),
         )
 
     def on_work(self, wake: Callable[[], None]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from adapters.sql.record_rows import blob_from_row, blob_params
-from adapters.sqlite.access import SqliteAccess
+from adapters.sqlite.port_base import SqliteAccess
 from ports.blobs import BlobIndex, BlobRecord
 
 _BLOB = """

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from adapters.sql.info_rows import dump_entries, load_entries
 from adapters.sql.json_text import CorruptEntry, dump_json, load_urls
-from adapters.sqlite.access import SqliteAccess
+from adapters.sqlite.port_base import SqliteAccess
 from ports.caches import HandledUrls, InfoCache
 from ports.media import VideoInfo
 

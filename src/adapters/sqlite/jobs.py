@@ -11,7 +11,7 @@ from collections.abc import Collection, Sequence
 
 from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
 from adapters.sql.json_text import dump_json
-from adapters.sqlite.access import SqliteAccess
+from adapters.sqlite.port_base import SqliteAccess
 from ports.jobs import FailedJob, Guard, HandledUrlGuard, Job, Lease, NewJob, SingletonGuard
 from ports.json import Payload
 from ports.queue import JobQueue

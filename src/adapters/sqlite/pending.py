@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 
 from adapters.sql.record_rows import pending_from_row, pending_params
-from adapters.sqlite.access import SqliteAccess
 from adapters.sqlite.jobs import insert_job
+from adapters.sqlite.port_base import SqliteAccess
 from ports.jobs import NewJob
 from ports.pending import CancelOutcome, PendingRequest, PendingStore
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from adapters.sqlite.access import SqliteAccess
+from adapters.sqlite.port_base import SqliteAccess
 from ports.secrets import InstallSecrets
 
 _KEEP_FIRST_CANDIDATE = """

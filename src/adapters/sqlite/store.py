@@ -15,11 +15,12 @@ from adapters.sqlite.blobs import SqliteBlobIndex
 from adapters.sqlite.caches import SqliteHandledUrls, SqliteInfoCache
 from adapters.sqlite.chat_settings import SqliteChatSettings
 from adapters.sqlite.connection import SYNCHRONOUS_LEVELS, FileSettings, SqliteConnection
-from adapters.sqlite.failed_jobs import SqliteFailedJobs, SqliteUserQuota
 from adapters.sqlite.jobs import SqliteJobQueue
 from adapters.sqlite.notices import ForeignCommits
 from adapters.sqlite.opening import open_checked
 from adapters.sqlite.pending import SqlitePending
+from adapters.sqlite.queue_view import SqliteQueueView
+from adapters.sqlite.quota import SqliteUserQuota
 from adapters.sqlite.schema import MIGRATIONS, Migration
 from adapters.sqlite.secrets import SqliteInstallSecrets
 from adapters.sqlite.transaction import DRIVER_ERRORS
@@ -36,7 +37,7 @@ measures what this costs against NORMAL."""
 
 class SqliteStore(
     SqliteJobQueue,
-    SqliteFailedJobs,
+    SqliteQueueView,
     SqliteUserQuota,
     SqlitePending,
     SqliteBlobIndex,

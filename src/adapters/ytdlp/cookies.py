@@ -68,3 +68,13 @@ def _strip(item: dict[str, Any]) -> None:
     if isinstance(headers, dict):
         for name in [k for k in headers if k.lower() == "cookie"]:
             del headers[name]
+
+
+class NoCookies:
+    """No cookies configured: a run gets no `--cookies` option."""
+
+    async def __aenter__(self) -> tuple[str, ...]:
+        return ()
+
+    async def __aexit__(self, *_: object) -> None:
+        return None

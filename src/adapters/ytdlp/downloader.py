@@ -27,21 +27,20 @@ to the plain process. `version()` always starts a plain one (it needs no warm se
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from returns.result import Failure, Result, Success
 
 from adapters.process import ChildProcesses, Exit
-from adapters.ytdlp.cookies import CookieJarCopies, without_cookies
+from adapters.ytdlp.cookies import CookieJarCopies, NoCookies, without_cookies
 from adapters.ytdlp.egress import guarded_run
 from adapters.ytdlp.entries import SAFE_FORMAT_ID, parse_entries
 from adapters.ytdlp.forkserver import ForkServers
 from adapters.ytdlp.locator import Locator, YtDlpLocator
-from adapters.ytdlp.oversize import Oversize, folder_bytes
+from adapters.ytdlp.outcomes import oversize_failure, produced_file, refused_url, run_failure
+from adapters.ytdlp.oversize import Oversize, folder_bytes, watch_folder
 from adapters.ytdlp.progress import TEMPLATE, is_progress_line, parse_progress
 from ports.audio import AudioDownloader
 from ports.media import Downloader, OutputSink, ProgressSink, ToolFailure, VideoInfo
@@ -53,10 +52,6 @@ MAX_ENTRIES = 10
 """A post or playlist yields at most this many videos; one more is scraped so the caller can tell."""
 INFO_JSON_NAME = ".vidrelay-info.json"
 _VERSION_TIMEOUT_SECONDS = 30.0
-_LEFTOVER_SUFFIXES = (".json", ".part", ".ytdl", ".temp", ".tmp")
-STAGING_POLL_SECONDS = 0.2
-"""How often the staging folder is measured while a capped download runs (progress lines from
-yt-dlp check the cap in between)."""
 
 _BASE = ("--ignore-config", "--no-exec", "--no-mtime", "--color", "never")
 _COMMON = (*_BASE, *("-t", "mp4"))
@@ -128,7 +123,7 @@ class YtDlpDownloader(Downloader, AudioDownloader):
         verbose: bool = False,
         on_output: OutputSink | None = None,
     ) -> Result[list[VideoInfo], ToolFailure]:
-        if (refusal := _refuse_url(url)) is not None:
+        if (refusal := refused_url(url)) is not None:
             return Failure(refusal)
         stdout: list[str] = []
         args = (
@@ -143,7 +138,7 @@ class YtDlpDownloader(Downloader, AudioDownloader):
         async with self._cookie_args() as cookies:
             outcome = await self._run((*cookies, *args), timeout, stdout.append, _sink(on_output))
         if not outcome.ok:
-            return Failure(_failure(outcome))
+            return Failure(run_failure(outcome))
         lines = [without_cookies(line) for line in stdout] if self._cookies is not None else stdout
         return Success(parse_entries(url, lines, self._max_filesize, self._cap))
 
@@ -186,7 +181,7 @@ class YtDlpDownloader(Downloader, AudioDownloader):
     ) -> Result[Path, ToolFailure]:
         """`info` downloaded as `choice` (the preset and format options) says, into `staging`."""
         for url in (info.url, info.webpage_url):
-            if (refusal := _refuse_url(url)) is not None:
+            if (refusal := refused_url(url)) is not None:
                 return Failure(refusal)
         info_file = staging / INFO_JSON_NAME
         try:
@@ -221,14 +216,14 @@ class YtDlpDownloader(Downloader, AudioDownloader):
                 (*cookies, *args), timeout, stdout_line, output, staging, oversize
             )
         if oversize.exceeded:
-            return Failure(_oversize_failure(outcome, oversize))
+            return Failure(oversize_failure(outcome, oversize))
         if not outcome.ok:
-            return Failure(_failure(outcome))
-        produced = await asyncio.to_thread(_produced_file, staging, outcome)
+            return Failure(run_failure(outcome))
+        produced = await asyncio.to_thread(produced_file, staging, outcome)
         if isinstance(produced, Success) and oversize.saw_bytes(
             await asyncio.to_thread(folder_bytes, staging)
         ):
-            return Failure(_oversize_failure(outcome, oversize))
+            return Failure(oversize_failure(outcome, oversize))
         return produced
 
     async def version(self) -> str | None:
@@ -241,8 +236,8 @@ class YtDlpDownloader(Downloader, AudioDownloader):
         version = next((line.strip() for line in ran.stdout.splitlines() if line.strip()), None)
         return version if ran.exit.ok else None
 
-    def _cookie_args(self) -> CookieJarCopies | _NoCookies:
-        return self._cookies if self._cookies is not None else _NoCookies()
+    def _cookie_args(self) -> CookieJarCopies | NoCookies:
+        return self._cookies if self._cookies is not None else NoCookies()
 
     async def _run_capped(
         self,
@@ -257,7 +252,7 @@ class YtDlpDownloader(Downloader, AudioDownloader):
         if self._cap is None:
             return await self._run(args, timeout, on_stdout, on_stderr)
         run = asyncio.create_task(self._run(args, timeout, on_stdout, on_stderr))
-        watch = asyncio.create_task(_watch_folder(staging, oversize))
+        watch = asyncio.create_task(watch_folder(staging, oversize))
         try:
             await asyncio.wait({run, watch}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -293,75 +288,9 @@ class YtDlpDownloader(Downloader, AudioDownloader):
                 return guard.outcome(outcome)
 
 
-class _NoCookies:
-    async def __aenter__(self) -> tuple[str, ...]:
-        return ()
-
-    async def __aexit__(self, *_: object) -> None:
-        return None
-
-
-async def _watch_folder(staging: Path, oversize: Oversize) -> None:
-    """Returns once the cap is passed: by the folder's bytes, or by a progress line meanwhile."""
-    while not oversize.saw_bytes(await asyncio.to_thread(folder_bytes, staging)):
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(oversize.wait(), STAGING_POLL_SECONDS)
-
-
-def _oversize_failure(outcome: Exit, oversize: Oversize) -> ToolFailure:
-    return ToolFailure(
-        stderr_tail=outcome.stderr_tail + f"ERROR: {oversize.reason()}\n",
-        exit_code=outcome.exit_code,
-        signal=outcome.signal,
-        too_large_bytes=oversize.bytes_seen,
-    )
-
-
-def _refuse_url(url: str) -> ToolFailure | None:
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        parts = None
-    if parts is not None and parts.scheme.lower() in {"http", "https"} and parts.hostname:
-        return None
-    scheme = parts.scheme if parts is not None and parts.scheme else "none"
-    return ToolFailure(
-        stderr_tail=f"ERROR: Unsupported URL scheme {scheme!r}: only http and https links are fetched\n",
-        exit_code=None,
-    )
-
-
 def _verbosity(verbose: bool) -> tuple[str, ...]:
     return ("--verbose",) if verbose else ("--no-warnings",)
 
 
 def _sink(on_output: OutputSink | None) -> OutputSink:
     return on_output if on_output is not None else lambda _: None
-
-
-def _failure(outcome: Exit) -> ToolFailure:
-    return ToolFailure(
-        stderr_tail=outcome.stderr_tail,
-        exit_code=outcome.exit_code,
-        signal=outcome.signal,
-        timed_out_after=outcome.timed_out_after,
-        aborted=outcome.aborted,
-    )
-
-
-def _produced_file(staging: Path, outcome: Exit) -> Result[Path, ToolFailure]:
-    try:
-        produced = sorted(
-            p for p in staging.iterdir() if p.is_file() and not p.name.endswith(_LEFTOVER_SUFFIXES)
-        )
-    except OSError as e:
-        return Failure(ToolFailure(f"ERROR: could not read the staging folder: {e}\n", exit_code=None))
-    if len(produced) == 1:
-        return Success(produced[0])
-    names = ", ".join(p.name for p in produced) or "none"
-    return Failure(
-        ToolFailure(
-            stderr_tail=outcome.stderr_tail + f"ERROR: expected one downloaded file, found {names}\n",
-            exit_code=outcome.exit_code,
-        )
-    )

@@ -4,6 +4,7 @@ Content-Length, before any byte of the body) or bytes counted while it runs."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -69,3 +70,15 @@ def folder_bytes(folder: Path) -> int:
         except FileNotFoundError:
             continue  # a fragment merged and deleted while we looked
     return total
+
+
+STAGING_POLL_SECONDS = 0.2
+"""How often the staging folder is measured while a capped download runs (progress lines from
+yt-dlp check the cap in between)."""
+
+
+async def watch_folder(staging: Path, oversize: Oversize) -> None:
+    """Returns once the cap is passed: by the folder's bytes, or by a progress line meanwhile."""
+    while not oversize.saw_bytes(await asyncio.to_thread(folder_bytes, staging)):
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(oversize.wait(), STAGING_POLL_SECONDS)

@@ -26,10 +26,6 @@ from core.trust.buttons import SignedButton
 from core.trust.callback_data import ButtonRef
 from ports.chat_settings import ChatSettings
 
-SELECTED = "✅ "
-NOT_ADMIN = "Only the group's administrators can change its settings."
-CLOSED = "⚙️ Settings saved. Send /settings to change them again."
-
 
 @dataclass(frozen=True, slots=True)
 class Panel:
@@ -38,46 +34,44 @@ class Panel:
 
 
 def panel(settings: ChatSettings, *, group: bool, default_ask_seconds: float) -> Panel:
+    audio = texts.SETTINGS_AUDIO.format(state=texts.on_off(settings.audio_only))
     lines = [
-        "⚙️ <b>Settings for this chat</b>",
-        f"Quality: <b>{quality_name(settings.max_height)}</b>",
-        f"Audio only: <b>{'on' if settings.audio_only else 'off'}</b>"
-        + (" (links come back as their sound; /video for a video)" if settings.audio_only else ""),
+        texts.SETTINGS_TITLE,
+        texts.SETTINGS_QUALITY.format(quality=texts.quality_name(settings.max_height)),
+        audio + (texts.SETTINGS_AUDIO_ON_HINT if settings.audio_only else ""),
     ]
-    rows = [_quality_row(settings.max_height), [_toggle("🎵 Audio only", AUDIO, settings.audio_only)]]
+    rows = [_quality_row(settings.max_height), [_toggle(texts.BUTTON_AUDIO_ONLY, AUDIO, settings.audio_only)]]
     if group:
         threshold = ask_longer_than(settings, default_ask_seconds)
-        lines.append(f"Long videos: <b>{_asking(threshold)}</b>")
-        rows.append([_toggle("⏱ Ask before long videos", ASK, threshold is not None)])
+        lines.append(texts.SETTINGS_LONG_VIDEOS.format(asking=texts.long_videos(threshold)))
+        rows.append([_toggle(texts.BUTTON_ASK_LONG, ASK, threshold is not None)])
         if threshold is not None:
             rows.append(_threshold_row(threshold))
-    rows.append([SignedButton("✔️ Done", ButtonRef(DONE, "panel"))])
+    rows.append([SignedButton(texts.BUTTON_DONE, ButtonRef(DONE, "panel"))])
     return Panel("\n".join(lines), rows)
-
-
-def quality_name(height: int | None) -> str:
-    return "best that fits" if height is None else f"up to {height}p"
 
 
 def field_answer(settings: ChatSettings, action: str, *, default_ask_seconds: float) -> str:
     """The callback answer to a press: what the pressed choice is now."""
     if action == QUALITY:
-        return f"Quality: {quality_name(settings.max_height)}"
+        return texts.ANSWER_QUALITY.format(quality=texts.quality_name(settings.max_height))
     if action == AUDIO:
-        return f"Audio only: {'on' if settings.audio_only else 'off'}"
-    return f"Long videos: {_asking(ask_longer_than(settings, default_ask_seconds))}"
+        return texts.ANSWER_AUDIO.format(state=texts.on_off(settings.audio_only))
+    asking = texts.long_videos(ask_longer_than(settings, default_ask_seconds))
+    return texts.ANSWER_LONG_VIDEOS.format(asking=asking)
 
 
-def _asking(threshold: float | None) -> str:
-    if threshold is None:
-        return "sent without asking"
-    return f"ask first when longer than {texts.short_duration(threshold)}"
+def _selected(label: str, selected: bool) -> str:
+    return texts.BUTTON_SELECTED.format(label=label) if selected else label
 
 
 def _quality_row(chosen: int | None) -> list[SignedButton]:
     return [
         SignedButton(
-            (SELECTED if height == chosen else "") + ("Best" if height is None else f"{height}p"),
+            _selected(
+                texts.QUALITY_BUTTON_BEST if height is None else texts.QUALITY_BUTTON.format(height=height),
+                height == chosen,
+            ),
             ButtonRef(QUALITY, height_value(height)),
         )
         for height in HEIGHTS
@@ -85,13 +79,14 @@ def _quality_row(chosen: int | None) -> list[SignedButton]:
 
 
 def _toggle(label: str, action: str, now_on: bool) -> SignedButton:
-    return SignedButton(f"{label}: {'on' if now_on else 'off'}", ButtonRef(action, OFF if now_on else ON))
+    text = texts.BUTTON_TOGGLE.format(label=label, state=texts.on_off(now_on))
+    return SignedButton(text, ButtonRef(action, OFF if now_on else ON))
 
 
 def _threshold_row(threshold: float) -> list[SignedButton]:
     return [
         SignedButton(
-            (SELECTED if seconds == threshold else "") + texts.short_duration(seconds),
+            _selected(texts.short_duration(seconds), seconds == threshold),
             ButtonRef(ASK_FROM, str(seconds)),
         )
         for seconds in ASK_FROM_SECONDS

@@ -13,9 +13,10 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.chat_settings.access import Asker, RememberedAccess
+from core import texts
 from core.chat_settings.choices import ACTIONS, DONE, changed
-from core.chat_settings.panel import CLOSED, NOT_ADMIN, field_answer, panel
+from core.chat_settings.panel import field_answer, panel
+from core.chat_settings.who_may_change import Asker, RememberedAccess
 from core.media.keyed_lock import KeyedLock
 from core.texts import BUTTON_NOT_VALID
 from core.trust.buttons import Press, SignedButton, SignedButtons
@@ -75,7 +76,7 @@ class ChatSettingsService:
         if not asker.group and asker.chat_type != "private":
             return  # a channel: nobody there sends commands to the bot
         if not await self._access.may_change(asker):
-            await self._messenger.send_text(asker.chat_id, NOT_ADMIN, reply_to=reply_to)
+            await self._messenger.send_text(asker.chat_id, texts.SETTINGS_NOT_ADMIN, reply_to=reply_to)
             return
         shown = panel(
             await self.for_chat(asker.chat_id), group=asker.group, default_ask_seconds=self._default_ask
@@ -87,10 +88,10 @@ class ChatSettingsService:
         if ref is None or ref.action not in ACTIONS or press.message_id is None:
             return PressAnswer(Outcome.INVALID, BUTTON_NOT_VALID, alert=True)
         if not await self._access.may_change(asker):
-            return PressAnswer(Outcome.NOT_ALLOWED, NOT_ADMIN, alert=True)
+            return PressAnswer(Outcome.NOT_ALLOWED, texts.SETTINGS_NOT_ADMIN, alert=True)
         if ref.action == DONE:
-            await self._edit(asker.chat_id, press.message_id, CLOSED, rows=None)
-            return PressAnswer(Outcome.CLOSED, "Saved.")
+            await self._edit(asker.chat_id, press.message_id, texts.SETTINGS_CLOSED, rows=None)
+            return PressAnswer(Outcome.CLOSED, texts.SETTINGS_SAVED)
         async with self._locks.hold(str(asker.chat_id)):
             before = await self.for_chat(asker.chat_id)
             after = changed(before, ref, group=asker.group)

@@ -16,9 +16,12 @@ from typing import Any, TypeVar
 
 from returns.result import Failure
 
+from core import texts
+from core.jobs.context import JobContext
 from core.jobs.fields import log_fields
 from core.jobs.in_flight import HeldJob, LostLease
-from core.jobs.registry import INTERNAL, JobContext, JobFailure, JobOutcome, JobType
+from core.jobs.outcome import INTERNAL, JobFailure, JobOutcome
+from core.jobs.registry import JobType
 from core.jobs.tasks import finished_within
 from ports.clock import Clock
 from ports.errors import ShutdownAbort
@@ -46,10 +49,13 @@ class Deadlines:
         except (ShutdownAbort, LostLease):
             raise
         except Exception as error:  # noqa: BLE001 - a bug in one job must not kill the worker
-            failure = JobFailure(f"internal error: {error}", detail=traceback.format_exc(), code=INTERNAL)
-            return Failure(failure)
+            return Failure(
+                JobFailure(
+                    texts.INTERNAL_ERROR.format(error=error), detail=traceback.format_exc(), code=INTERNAL
+                )
+            )
         if not finished:
-            return Failure(JobFailure(f"Timed out after {seconds:g} seconds"))
+            return Failure(JobFailure(texts.TIMED_OUT.format(seconds=seconds)))
         outcome: JobOutcome = task.result()
         return outcome
 

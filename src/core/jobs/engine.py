@@ -47,6 +47,7 @@ from core.telemetry import Unobserved
 from ports.clock import Clock
 from ports.jobs import Guard, NewJob
 from ports.json import Payload
+from ports.notices import WorkNotices
 from ports.queue import JobQueue
 from ports.telemetry import JobEvents
 
@@ -66,11 +67,14 @@ class Engine(JobSubmitter):
         breakers: CircuitBreakers | None = None,
         events: JobEvents | None = None,
         wake: Signal | None = None,
+        notices: WorkNotices | None = None,
     ) -> None:
         """`worker_id`: one per process; `events`: told of every job enqueued, completed, retried
         or buried (the metrics count them); `wake`: fired by whoever makes work claimable
-        outside the engine (a confirmed prompt, a closed breaker, another process's NOTIFY)."""
+        outside the engine (a confirmed prompt, a closed breaker); `notices`: a store shared
+        with other processes, whose announcements wake this engine once it runs."""
         self._clock = clock
+        self._notices = notices
         self._registry = registry
         self._config = config
         self._breakers = breakers or CircuitBreakers()
@@ -231,11 +235,14 @@ class Engine(JobSubmitter):
     # Lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> int:
-        """Boot (see boot.py), then start the workers, the heartbeat and the periodic ticks.
+        """Boot (see boot.py), then listen for other processes' work and start the workers, the
+        heartbeat and the periodic ticks.
 
         Returns how many jobs gave up at this boot.
         """
         gave_up = await self._boot.run()
+        if self._notices is not None:
+            self._notices.on_work(self.wake)
         keep = self._supervisor.keep_running
         self._running = _Tasks(
             workers=[

@@ -16,17 +16,11 @@ from returns.result import Failure, Success
 
 from core.jobs.attempt import Deadlines
 from core.jobs.breaker import CircuitBreakers
+from core.jobs.context import JobContext, RetryNotice
 from core.jobs.fields import log_fields
 from core.jobs.in_flight import HeldJob, InFlight, LostLease
-from core.jobs.registry import (
-    Deferred,
-    JobContext,
-    JobFailure,
-    JobOutcome,
-    JobRegistry,
-    JobType,
-    RetryNotice,
-)
+from core.jobs.outcome import Deferred, JobFailure, JobOutcome
+from core.jobs.registry import JobRegistry, JobType
 from core.jobs.settling import Settler
 from core.jobs.submitter import JobSubmitter
 from core.lifecycle.effects import Complete, Effect, Run, ScheduleRetry

@@ -15,10 +15,12 @@ from typing import TypeVar
 
 from core.jobs.attempt import Deadlines
 from core.jobs.backoff import Backoff
+from core.jobs.context import DeadJob
 from core.jobs.fields import log_fields
 from core.jobs.health import StoreHealth
 from core.jobs.in_flight import HeldJob, InFlight
-from core.jobs.registry import INTERNAL, DeadJob, JobFailure, JobType
+from core.jobs.outcome import INTERNAL, JobFailure
+from core.jobs.registry import JobType
 from core.jobs.signals import Signal
 from core.lifecycle.effects import Complete, DeadLetter, Effect, Release, ScheduleRetry
 from ports.clock import Clock

@@ -1,9 +1,10 @@
 """The blob service: do we have the video, fetch its bytes once, let them go.
 
-The rules live in `core.blobs`; this service runs them over the BlobIndex (rows) and BlobFiles
-(bytes) ports. Bytes enter through a fresh staging folder and one rename. They leave only through
-`BlobIndex.detach_bytes`, a compare-and-set that a single caller wins, so two releases — in this
-process or another — never both unlink. In this process a keyed lock also orders a release after
+The rules live in `core.blob_names` (keys, file names) and `core.blob_retention` (when bytes go);
+this service runs them over the BlobIndex (rows) and BlobFiles (bytes) ports. Bytes enter through
+a fresh staging folder and one rename. They leave only through `BlobIndex.detach_bytes`, a
+compare-and-set that a single caller wins, so two releases — in this process or another — never
+both unlink. In this process a keyed lock also orders a release after
 a fetch of the same key, so a release never unlinks bytes that a download is recording right now.
 
 Jobs that share a download share its file: each holds the key (`holding`) from before its fetch

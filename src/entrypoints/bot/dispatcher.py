@@ -7,9 +7,9 @@ from collections.abc import Collection
 from aiogram import Dispatcher
 
 from core.chat_settings.service import ChatSettingsService
-from core.pipeline.confirm import Confirmations
-from core.pipeline.inline_requests import InlineRequests
-from core.pipeline.intake import LinkIntake
+from core.incoming.confirmations import Confirmations
+from core.incoming.inline import InlineRequests
+from core.incoming.intake.links import LinkIntake
 from core.status import StatusQuery
 from entrypoints.bot import handlers
 

@@ -18,8 +18,8 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
 from core.update_freshness import UpdateFreshness
-from entrypoints.bot.health import Liveness
-from entrypoints.bot.listening import listen
+from entrypoints.listening import listen
+from entrypoints.monitoring.health import Liveness
 from entrypoints.settings import Settings
 from ports.bot_account import BotAccount
 from ports.clock import Clock

@@ -20,7 +20,7 @@ query helpers for messages and their edit history, videos, reactions, callback a
 and media edits.
 
 Where things are: `driver` (what tests do) and `inspection` (what they read) on top of `server`
-(HTTP); `methods/` holds the Bot API methods by group over the `world` they share; `html` and
+(HTTP); `methods/` holds the Bot API methods by group over the `state` they share; `html` and
 `entities` derive text entities as Telegram does; `errors` holds Telegram's wordings; `flood`
 enforces the flood limits.
 """

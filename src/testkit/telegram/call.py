@@ -8,7 +8,7 @@ from typing import Any
 
 from testkit.telegram.bodies import Upload
 from testkit.telegram.params import Params
-from testkit.telegram.world import World
+from testkit.telegram.state import TelegramState
 
 
 @dataclass(slots=True)
@@ -20,5 +20,5 @@ class Call:
     """The files the method took in (field name → sha256), for the call's record."""
 
 
-Method = Callable[[World, Call], Awaitable[Any]]
+Method = Callable[[TelegramState, Call], Awaitable[Any]]
 """A Bot API method: its `result` on success; it raises ApiError to refuse."""

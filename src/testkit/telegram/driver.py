@@ -26,20 +26,20 @@ class FakeBotApi(InspectableBotApi):
 
     def add_chat(self, chat: Chat) -> Chat:
         """Make a chat known (the bot can write to it). Chats of helper-made updates are added anyway."""
-        return self._world.add_chat(chat)
+        return self._state.add_chat(chat)
 
     def set_member_status(self, chat: Chat, user: User, status: str) -> None:
         """What getChatMember says of `user` in `chat`: "creator", "administrator", "member",
         "restricted", "left" or "kicked" (everybody not set is a "member")."""
         self.add_chat(chat)
-        self._world.members[(chat.id, user.id)] = (user, status)
+        self._state.members[(chat.id, user.id)] = (user, status)
 
     def block_chat(self, chat_id: int) -> None:
         """The user blocked the bot (private) or kicked it (groups): every call to the chat is 403."""
-        self._world.blocked.add(chat_id)
+        self._state.blocked.add(chat_id)
 
     def unblock_chat(self, chat_id: int) -> None:
-        self._world.blocked.discard(chat_id)
+        self._state.blocked.discard(chat_id)
 
     def fail_next(
         self,
@@ -55,7 +55,7 @@ class FakeBotApi(InspectableBotApi):
 
         429 defaults to retry_after=1 and Telegram's "Too Many Requests: retry after N".
         """
-        self._world.faults.add(
+        self._state.faults.add(
             method, code=code, retry_after=retry_after, description=description, times=times, chat_id=chat_id
         )
 
@@ -63,21 +63,21 @@ class FakeBotApi(InspectableBotApi):
         """A webhook is set, as `vidrelay run --webhook` (or another deployment) left it: getUpdates
         is then refused with 409 Conflict until deleteWebhook. `delivery_error`: Telegram's last
         failure to deliver to it, as getWebhookInfo shows it ("Connection refused")."""
-        self._world.webhook = {"url": url, "secret_token": None}
-        self._world.webhook_error = (int(time.time()), delivery_error) if delivery_error else None
-        self._world.changes.notify()
+        self._state.webhook = {"url": url, "secret_token": None}
+        self._state.webhook_error = (int(time.time()), delivery_error) if delivery_error else None
+        self._state.changes.notify()
 
     def delete_message(self, chat_id: int, message_id: int) -> None:
         """A user (or an admin) deletes a message: later edits and replies to it fail like on Telegram."""
-        message = self._world.messages.get(chat_id, message_id)
+        message = self._state.messages.get(chat_id, message_id)
         if message is None:
             raise KeyError(f"no message {message_id} in chat {chat_id}")
         message.deleted = True
-        self._world.changes.notify()
+        self._state.changes.notify()
 
     def forget_file(self, file_id: str) -> None:
         """Telegram no longer accepts this file_id ("wrong file identifier")."""
-        self._world.files.forget(file_id)
+        self._state.files.forget(file_id)
 
     def send_text(
         self,
@@ -91,9 +91,9 @@ class FakeBotApi(InspectableBotApi):
         """A user writes `text`; returns the message id. Entities are computed like Telegram does
         unless given (malformed ones included: they are passed through untouched)."""
         self.add_chat(chat)
-        message = self._world.messages.add(chat.id, user, from_bot=False, text=text, reply_to=reply_to)
+        message = self._state.messages.add(chat.id, user, from_bot=False, text=text, reply_to=reply_to)
         message.entities = find_entities(text) if entities is None else list(entities)
-        self._world.updates.push("message", message_json(self._world, message))
+        self._state.updates.push("message", message_json(self._state, message))
         return message.message_id
 
     def send_edited_text(
@@ -105,14 +105,14 @@ class FakeBotApi(InspectableBotApi):
         *,
         entities: list[dict[str, Any]] | None = None,
     ) -> None:
-        message = self._world.messages.get(chat.id, message_id)
+        message = self._state.messages.get(chat.id, message_id)
         if message is None or message.from_bot:
             raise KeyError(f"no message {message_id} of a user in chat {chat.id}")
         message.text = text
         message.entities = find_entities(text) if entities is None else list(entities)
         message.edit_date = int(time.time())
         message.history.append(Version(text, tuple(message.entities), None, time.monotonic(), text))
-        self._world.updates.push("edited_message", message_json(self._world, message))
+        self._state.updates.push("edited_message", message_json(self._state, message))
 
     def press_button(self, chat: Chat, user: User, message_id: int, callback_data: str | bytes) -> str:
         """A user presses an inline button under a bot message; returns the callback query id.
@@ -124,13 +124,13 @@ class FakeBotApi(InspectableBotApi):
         if isinstance(callback_data, bytes):
             callback_data = callback_data.decode("utf-8", "surrogateescape")
         query_id = str(secrets.randbits(63))
-        message = self._world.messages.get(chat.id, message_id)
+        message = self._state.messages.get(chat.id, message_id)
         if message is not None and not message.deleted:
-            shown: dict[str, Any] = message_json(self._world, message)
+            shown: dict[str, Any] = message_json(self._state, message)
         else:
             shown = {"chat": chat.to_api(), "message_id": message_id, "date": 0}
-        self._world.callback_queries[query_id] = user
-        self._world.updates.push(
+        self._state.callback_queries[query_id] = user
+        self._state.updates.push(
             "callback_query",
             {
                 "id": query_id,
@@ -145,9 +145,9 @@ class FakeBotApi(InspectableBotApi):
     def take_updates(self) -> list[dict[str, Any]]:
         """Hand over the pending updates and confirm them, as one getUpdates and the next offset
         would: for tests that feed a dispatcher in-process instead of letting the bot poll."""
-        updates = self._world.updates.deliverable()
+        updates = self._state.updates.deliverable()
         if updates:
-            self._world.updates.confirm(int(updates[-1]["update_id"]) + 1)
+            self._state.updates.confirm(int(updates[-1]["update_id"]) + 1)
         return updates
 
     def send_inline_query(
@@ -155,11 +155,11 @@ class FakeBotApi(InspectableBotApi):
     ) -> str:
         """A user types `@bot query`; returns the inline query id."""
         query_id = str(secrets.randbits(63))
-        self._world.inline_queries[query_id] = user
+        self._state.inline_queries[query_id] = user
         data: dict[str, Any] = {"id": query_id, "from": user.to_api(), "query": query, "offset": offset}
         if chat_type is not None:
             data["chat_type"] = chat_type
-        self._world.updates.push("inline_query", data)
+        self._state.updates.push("inline_query", data)
         return query_id
 
     def choose_inline_result(
@@ -171,10 +171,10 @@ class FakeBotApi(InspectableBotApi):
         markup = chosen.get("reply_markup") if chosen else None
         content = chosen.get("input_message_content") if chosen else None
         text = content.get("message_text") if isinstance(content, dict) else None
-        self._world.inline_messages[inline_id] = InlineMessage(
+        self._state.inline_messages[inline_id] = InlineMessage(
             inline_id, user, result_id, query, markup, text=text, texts=[text]
         )
-        self._world.updates.push(
+        self._state.updates.push(
             "chosen_inline_result",
             {"result_id": result_id, "from": user.to_api(), "query": query, "inline_message_id": inline_id},
         )
@@ -182,22 +182,22 @@ class FakeBotApi(InspectableBotApi):
 
     def migrate_group(self, old_chat_id: int, new_chat_id: int, *, by: User | None = None) -> Chat:
         """A group becomes a supergroup: service messages in both chats, and the old id stops working."""
-        world = self._world
-        old = world.chats.get(old_chat_id) or self.add_chat(Chat.group(old_chat_id))
+        state = self._state
+        old = state.chats.get(old_chat_id) or self.add_chat(Chat.group(old_chat_id))
         new = self.add_chat(Chat.supergroup(new_chat_id, old.title or "Test supergroup"))
         actor = by or _TELEGRAM
-        note = world.messages.add(old.id, actor, from_bot=False)
-        old_json = message_json(world, note) | {"migrate_to_chat_id": new.id}
-        world.migrated[old.id] = new.id
-        note = world.messages.add(new.id, actor, from_bot=False)
-        new_json = message_json(world, note) | {"migrate_from_chat_id": old.id}
-        world.updates.push("message", old_json)
-        world.updates.push("message", new_json)
+        note = state.messages.add(old.id, actor, from_bot=False)
+        old_json = message_json(state, note) | {"migrate_to_chat_id": new.id}
+        state.migrated[old.id] = new.id
+        note = state.messages.add(new.id, actor, from_bot=False)
+        new_json = message_json(state, note) | {"migrate_from_chat_id": old.id}
+        state.updates.push("message", old_json)
+        state.updates.push("message", new_json)
         return new
 
     def _offered_result(self, result_id: str) -> dict[str, Any] | None:
         """The latest inline answer's result of that id: what the user's chosen message shows."""
-        for answer in reversed(self._world.journal.inline_answers):
+        for answer in reversed(self._state.journal.inline_answers):
             for result in answer.results:
                 if str(result.get("id")) == result_id:
                     return result

@@ -20,7 +20,7 @@ from testkit.telegram.records import (
     VideoRecord,
 )
 from testkit.telegram.server import BotApiServer
-from testkit.telegram.world import MenuKey
+from testkit.telegram.state import MenuKey
 
 _MAX_WAIT_SECONDS = 120.0
 
@@ -30,15 +30,15 @@ T = TypeVar("T")
 class InspectableBotApi(BotApiServer):
     @property
     def calls(self) -> list[CallRecord]:
-        return list(self._world.journal.calls)
+        return list(self._state.journal.calls)
 
     def calls_of(self, method: str) -> list[CallRecord]:
-        return [c for c in self._world.journal.calls if c.method.lower() == method.lower()]
+        return [c for c in self._state.journal.calls if c.method.lower() == method.lower()]
 
     @property
     def too_many_requests(self) -> list[CallRecord]:
         """Every call answered 429 (by the flood limits or by `fail_next`)."""
-        return [c for c in self._world.journal.calls if c.error_code == 429]
+        return [c for c in self._state.journal.calls if c.error_code == 429]
 
     def messages(
         self, chat_id: int, *, from_bot: bool | None = True, include_deleted: bool = False
@@ -46,12 +46,12 @@ class InspectableBotApi(BotApiServer):
         """Messages in a chat in order: the bot's by default, `from_bot=None` for everyone's."""
         return [
             m
-            for m in self._world.messages.in_chat(chat_id)
+            for m in self._state.messages.in_chat(chat_id)
             if (from_bot is None or m.from_bot == from_bot) and (include_deleted or not m.deleted)
         ]
 
     def message(self, chat_id: int, message_id: int) -> StoredMessage | None:
-        return self._world.messages.get(chat_id, message_id)
+        return self._state.messages.get(chat_id, message_id)
 
     def uploaded_file(self, sha256: str) -> Path:
         """The bytes of an upload, kept when the fake was made with `keep_uploads`."""
@@ -63,73 +63,73 @@ class InspectableBotApi(BotApiServer):
         return path
 
     def videos(self, chat_id: int | None = None) -> list[VideoRecord]:
-        return [v for v in self._world.journal.videos if chat_id is None or v.chat_id == chat_id]
+        return [v for v in self._state.journal.videos if chat_id is None or v.chat_id == chat_id]
 
     def audios(self, chat_id: int | None = None) -> list[AudioRecord]:
         """Every sendAudio that went through (as an audio, or filed as a document)."""
-        return [a for a in self._world.journal.audios if chat_id is None or a.chat_id == chat_id]
+        return [a for a in self._state.journal.audios if chat_id is None or a.chat_id == chat_id]
 
     def reactions(self, chat_id: int | None = None) -> list[ReactionRecord]:
-        return [r for r in self._world.journal.reactions if chat_id is None or r.chat_id == chat_id]
+        return [r for r in self._state.journal.reactions if chat_id is None or r.chat_id == chat_id]
 
     @property
     def callback_answers(self) -> list[CallbackAnswer]:
-        return list(self._world.journal.callback_answers)
+        return list(self._state.journal.callback_answers)
 
     def callback_answer(self, callback_query_id: str) -> CallbackAnswer | None:
-        answers = self._world.journal.callback_answers
+        answers = self._state.journal.callback_answers
         return next((a for a in answers if a.callback_query_id == callback_query_id), None)
 
     @property
     def inline_answers(self) -> list[InlineAnswer]:
-        return list(self._world.journal.inline_answers)
+        return list(self._state.journal.inline_answers)
 
     def inline_answer(self, inline_query_id: str) -> InlineAnswer | None:
-        answers = self._world.journal.inline_answers
+        answers = self._state.journal.inline_answers
         return next((a for a in answers if a.inline_query_id == inline_query_id), None)
 
     def inline_message(self, inline_message_id: str) -> InlineMessage | None:
         """A message a user sent through inline mode, as it shows now."""
-        return self._world.inline_messages.get(inline_message_id)
+        return self._state.inline_messages.get(inline_message_id)
 
     @property
     def media_edits(self) -> list[MediaEdit]:
-        return list(self._world.journal.media_edits)
+        return list(self._state.journal.media_edits)
 
     @property
     def chat_actions(self) -> list[tuple[int, str]]:
-        return list(self._world.journal.chat_actions)
+        return list(self._state.journal.chat_actions)
 
     def chat(self, chat_id: int) -> Chat:
-        return self._world.chats[chat_id]
+        return self._state.chats[chat_id]
 
     def file(self, file_id: str) -> FileRecord | None:
-        return self._world.files.get(file_id)
+        return self._state.files.get(file_id)
 
     def commands(
         self, scope: str = "default", *, chat_id: int | None = None, language: str = ""
     ) -> list[tuple[str, str]]:
         """The command menu set for a scope ("default", "all_group_chats", "chat"…) and language:
         (command, description) pairs, as a client shows them."""
-        menu = self._world.menus.get(MenuKey(scope, chat_id, language), [])
+        menu = self._state.menus.get(MenuKey(scope, chat_id, language), [])
         return [(c["command"], c["description"]) for c in menu]
 
     @property
     def polling(self) -> bool:
         """A getUpdates long poll is waiting right now (an update sent now is handed out at once)."""
-        return self._world.updates.polling
+        return self._state.updates.polling
 
     @property
     def pending_updates(self) -> int:
         """Updates not yet confirmed by the bot (getUpdates with a higher offset)."""
-        return self._world.updates.pending
+        return self._state.updates.pending
 
     async def wait_for(self, predicate: Callable[[], T], timeout: float = 10.0) -> T:
         """Wait until `predicate()` is truthy (re-checked after every call and update); return it.
 
         TimeoutError after `timeout` seconds, naming the last calls to help the failing test.
         """
-        changes = self._world.changes
+        changes = self._state.changes
         deadline = asyncio.get_running_loop().time() + min(timeout, _MAX_WAIT_SECONDS)
         while True:
             change = changes.upcoming()
@@ -142,5 +142,5 @@ class InspectableBotApi(BotApiServer):
             await changes.wait(change, remaining)
 
     def _last_calls(self) -> str:
-        recent = self._world.journal.calls[-10:]
+        recent = self._state.journal.calls[-10:]
         return ", ".join(f"{c.method}{'' if c.ok else f' ({c.error_code})'}" for c in recent) or "none"

@@ -7,23 +7,23 @@ from typing import Any
 
 from testkit.telegram.files import FileRecord
 from testkit.telegram.messages import StoredMessage
-from testkit.telegram.world import World
+from testkit.telegram.state import TelegramState
 
 
-def message_json(world: World, message: StoredMessage, *, nested: bool = False) -> dict[str, Any]:
+def message_json(state: TelegramState, message: StoredMessage, *, nested: bool = False) -> dict[str, Any]:
     """`nested`: the replied-to message inside another, which carries no reply of its own."""
     data: dict[str, Any] = {
         "message_id": message.message_id,
         "from": message.sender.to_api(),
-        "chat": world.chats[message.chat_id].to_api(),
+        "chat": state.chats[message.chat_id].to_api(),
         "date": message.date,
     }
     if message.edit_date is not None:
         data["edit_date"] = message.edit_date
     if message.reply_to is not None and not nested:
-        replied = world.messages.get(message.chat_id, message.reply_to)
+        replied = state.messages.get(message.chat_id, message.reply_to)
         if replied is not None and not replied.deleted:
-            data["reply_to_message"] = message_json(world, replied, nested=True)
+            data["reply_to_message"] = message_json(state, replied, nested=True)
     if message.text is not None:
         data["text"] = message.text
         if message.entities:

@@ -20,7 +20,7 @@ from testkit.telegram.methods import method_table
 from testkit.telegram.params import Params
 from testkit.telegram.people import User
 from testkit.telegram.records import CallRecord
-from testkit.telegram.world import World
+from testkit.telegram.state import TelegramState
 
 DEFAULT_TOKEN = "123456789:AAFakeTokenForTheVidrelayTestsOnly0000"  # noqa: S105 - a fake's token
 
@@ -47,7 +47,7 @@ class BotApiServer(LoopbackServer):
         self.token = token
         bot = User(int(token.split(":", 1)[0]), bot_name, username=bot_username, is_bot=True)
         limit = upload_limit or (LOCAL_UPLOAD_LIMIT if local_mode else CLOUD_UPLOAD_LIMIT)
-        self._world = World(
+        self._state = TelegramState(
             bot,
             reads_all_group_messages=reads_all_group_messages,
             local_mode=local_mode,
@@ -63,19 +63,19 @@ class BotApiServer(LoopbackServer):
 
     @property
     def bot(self) -> User:
-        return self._world.bot
+        return self._state.bot
 
     @property
     def local_mode(self) -> bool:
-        return self._world.local_mode
+        return self._state.local_mode
 
     @property
     def upload_limit(self) -> int:
-        return self._world.upload_limit
+        return self._state.upload_limit
 
     @property
     def webhook(self) -> dict[str, Any] | None:
-        return self._world.webhook
+        return self._state.webhook
 
     @property
     def base_url(self) -> str:
@@ -84,11 +84,11 @@ class BotApiServer(LoopbackServer):
 
     def reset(self) -> None:
         """Forget every chat, message, file, update, fault, record and flood count."""
-        self._world.clear()
-        self._world.changes.notify()
+        self._state.clear()
+        self._state.changes.notify()
 
     async def stop(self) -> None:
-        self._world.changes.notify()  # long polls waiting on the fake give up now
+        self._state.changes.notify()  # long polls waiting on the fake give up now
         await super().stop()
 
     def _application(self) -> web.Application:
@@ -109,7 +109,7 @@ class BotApiServer(LoopbackServer):
         chat_id: int | None = None
         call: Call | None = None
         try:
-            raw, uploads = await read_params(request, self._world.upload_limit, self._keep)
+            raw, uploads = await read_params(request, self._state.upload_limit, self._keep)
             params = Params(raw)
             with contextlib.suppress(ApiError):
                 chat_id = params.integer("chat_id")
@@ -124,10 +124,10 @@ class BotApiServer(LoopbackServer):
         return web.json_response({"ok": True, "result": result})
 
     async def _run(self, method: Method, call: Call, chat_id: int | None) -> Any:
-        gate = self._world.flood
+        gate = self._state.flood
         admission = gate.admit(call.method, chat_id) if gate is not None else None
         try:
-            return await method(self._world, call)
+            return await method(self._state, call)
         except ApiError:
             if gate is not None and admission is not None:
                 gate.give_back(admission)
@@ -136,12 +136,12 @@ class BotApiServer(LoopbackServer):
     def _route(self, token: str, method: str, chat_id: int | None) -> tuple[str, Method]:
         if token != self.token:
             raise unauthorized()
-        self._world.faults.raise_for(method, chat_id)
+        self._state.faults.raise_for(method, chat_id)
         found = self._methods.get(method.lower())
         if found is None:
             raise not_found()
         return found
 
     def _record(self, record: CallRecord) -> None:
-        self._world.journal.calls.append(record)
-        self._world.changes.notify()
+        self._state.journal.calls.append(record)
+        self._state.changes.notify()

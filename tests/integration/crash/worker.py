@@ -27,8 +27,10 @@ from returns.result import Success
 
 from adapters.sqlite import SqliteStore
 from adapters.system.clock import SystemClock
+from core.jobs.context import DeadJob, JobContext
 from core.jobs.engine import Engine, EngineConfig
-from core.jobs.registry import DeadJob, JobContext, JobOutcome, JobRegistry, JobType
+from core.jobs.outcome import JobOutcome
+from core.jobs.registry import JobRegistry, JobType
 from core.lifecycle.retry_policy import RetryPolicy
 
 POLL_SECONDS = 0.01

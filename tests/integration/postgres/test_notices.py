@@ -10,6 +10,7 @@ import pytest
 
 from adapters.postgres import PostgresStore
 from adapters.postgres.notices import CHANNEL
+from adapters.system.clock import SystemClock
 from ports.jobs import NewJob
 
 NOW = 1_700_000_000.0
@@ -42,8 +43,8 @@ async def subscribed(store: PostgresStore) -> Wakes:
 
 @pytest.fixture
 async def pair(pg_dsn: str) -> AsyncIterator[tuple[PostgresStore, PostgresStore]]:
-    worker = await PostgresStore.open(pg_dsn, node="worker")
-    ingest = await PostgresStore.open(pg_dsn, node="ingest")
+    worker = await PostgresStore.open(pg_dsn, node="worker", clock=SystemClock())
+    ingest = await PostgresStore.open(pg_dsn, node="ingest", clock=SystemClock())
     yield worker, ingest
     await worker.close()
     await ingest.close()

@@ -20,6 +20,7 @@ import asyncpg
 import pytest
 
 from adapters.postgres import PostgresStore
+from adapters.system.clock import SystemClock
 from ports.jobs import NewJob
 
 pytestmark = pytest.mark.slow
@@ -76,7 +77,7 @@ class Fleet:
 
 @pytest.fixture
 async def fleet(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Fleet]:
-    store = await PostgresStore.open(pg_dsn, node="seeder")
+    store = await PostgresStore.open(pg_dsn, node="seeder", clock=SystemClock())
     try:
         await asyncio.gather(*(_seed(store, first) for first in range(16)))
     finally:

@@ -12,6 +12,7 @@ import pytest
 from adapters.postgres import PostgresStore
 from adapters.postgres.jobs import SINGLETON_LOCKS
 from adapters.postgres.schema import MIGRATIONS, VERSIONS_TABLE
+from adapters.system.clock import SystemClock
 from ports.blobs import BlobRecord
 from ports.errors import StoreRefused
 from ports.jobs import NewJob, SingletonGuard
@@ -23,8 +24,8 @@ LEASE = 30.0
 @pytest.fixture
 async def stores(pg_dsn: str) -> AsyncIterator[tuple[PostgresStore, PostgresStore]]:
     """Two processes' worth of store (own pools, own blob folders) on one database."""
-    first = await PostgresStore.open(pg_dsn, node="node-a")
-    second = await PostgresStore.open(pg_dsn, node="node-b")
+    first = await PostgresStore.open(pg_dsn, node="node-a", clock=SystemClock())
+    second = await PostgresStore.open(pg_dsn, node="node-b", clock=SystemClock())
     yield first, second
     await first.close()
     await second.close()
@@ -79,7 +80,7 @@ async def test_concurrent_claims_of_one_process_share_one_round_trip(
 
 
 async def test_a_claim_goes_through_while_enqueues_hold_every_pooled_connection(pg_dsn: str) -> None:
-    store = await PostgresStore.open(pg_dsn, node="node-a", pool_size=1)
+    store = await PostgresStore.open(pg_dsn, node="node-a", pool_size=1, clock=SystemClock())
     blocker = await asyncpg.connect(pg_dsn)
     try:
         [job_id] = await fill(store, 1)
@@ -187,7 +188,7 @@ async def test_a_database_holding_another_programs_tables_is_refused_untouched(p
     try:
         await other.execute("CREATE TABLE jobs (id serial PRIMARY KEY, what text)")
         with pytest.raises(StoreRefused, match=r"tables vidrelay did not create \(jobs\)"):
-            await PostgresStore.open(pg_dsn, node="n")
+            await PostgresStore.open(pg_dsn, node="n", clock=SystemClock())
         tables = {
             r[0] for r in await other.fetch("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
         }
@@ -197,7 +198,7 @@ async def test_a_database_holding_another_programs_tables_is_refused_untouched(p
 
 
 async def test_a_database_of_a_newer_release_is_refused(pg_dsn: str) -> None:
-    store = await PostgresStore.open(pg_dsn, node="n")
+    store = await PostgresStore.open(pg_dsn, node="n", clock=SystemClock())
     await store.close()
     other = await asyncpg.connect(pg_dsn)
     try:
@@ -208,4 +209,4 @@ async def test_a_database_of_a_newer_release_is_refused(pg_dsn: str) -> None:
         await other.close()
 
     with pytest.raises(StoreRefused, match="schema version"):
-        await PostgresStore.open(pg_dsn, node="n")
+        await PostgresStore.open(pg_dsn, node="n", clock=SystemClock())

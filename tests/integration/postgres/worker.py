@@ -21,8 +21,10 @@ from returns.result import Success
 
 from adapters.postgres import PostgresStore
 from adapters.system.clock import SystemClock
+from core.jobs.context import JobContext
 from core.jobs.engine import Engine, EngineConfig
-from core.jobs.registry import JobContext, JobOutcome, JobRegistry, JobType
+from core.jobs.outcome import JobOutcome
+from core.jobs.registry import JobRegistry, JobType
 
 
 async def main(arguments: argparse.Namespace) -> int:
@@ -33,7 +35,7 @@ async def main(arguments: argparse.Namespace) -> int:
         return Success(None)
 
     worker_id = f"test-worker-{uuid.uuid4().hex[:8]}"
-    store = await PostgresStore.open(arguments.dsn, node=worker_id)
+    store = await PostgresStore.open(arguments.dsn, node=worker_id, clock=SystemClock())
     registry = JobRegistry([JobType("noop", noop, timeout_seconds=60.0)])
     config = EngineConfig(
         concurrency=arguments.concurrency,

@@ -8,9 +8,9 @@ from aiogram.filters import Command
 from aiogram.types import Message
 
 from core import texts
-from core.pipeline.intake import LinkIntake
+from core.incoming.intake.links import LinkIntake
 from core.urls import extract_urls
-from entrypoints.bot.handlers.links import incoming, reply_to_report
+from entrypoints.bot.handlers.link_messages import incoming, reply_to_report
 
 
 def setup() -> Router:

@@ -42,10 +42,10 @@ async def on_status(message: Message, status: StatusQuery, admin_user_ids: Colle
         return
     now = await status.read()
     lines: list[tuple[str, object]] = [
-        ("Queue", now.waiting),
-        ("In flight", now.in_flight),
-        ("Failed", now.failed),
-        ("yt-dlp", now.ytdlp_version or "unknown"),
-        ("Last update check", now.last_update_check),
+        (texts.STATUS_QUEUE, now.waiting),
+        (texts.STATUS_IN_FLIGHT, now.in_flight),
+        (texts.STATUS_FAILED, now.failed),
+        (texts.STATUS_YTDLP, now.ytdlp_version or texts.STATUS_UNKNOWN),
+        (texts.STATUS_LAST_CHECK, now.last_update_check),
     ]
     await message.reply(texts.status(lines))

@@ -10,17 +10,17 @@ from aiogram import Router
 from aiogram.types import CallbackQuery, Message
 
 from core import texts
-from core.pipeline.confirm import Confirmations, Decision
+from core.incoming.confirmations import Confirmations, Decision
 from core.trust.buttons import Press
 
 _ANSWERS: dict[Decision, tuple[str, bool]] = {
-    Decision.CONFIRMED: ("👍 On it!", False),
-    Decision.CANCELLED: ("👎 Cancelled.", False),
-    Decision.NOT_REQUESTER: ("Only the person who sent the link can cancel.", True),
+    Decision.CONFIRMED: (texts.PRESS_CONFIRMED, False),
+    Decision.CANCELLED: (texts.PRESS_CANCELLED, False),
+    Decision.NOT_REQUESTER: (texts.PRESS_NOT_REQUESTER, True),
     Decision.GONE: (texts.NO_LONGER_AVAILABLE, True),
     Decision.INVALID: (texts.BUTTON_NOT_VALID, True),
 }
-_CLOSING_LINES = {Decision.CONFIRMED: "👍 Downloading it.", Decision.CANCELLED: "👎 Cancelled."}
+_CLOSING_LINES = {Decision.CONFIRMED: texts.PROMPT_CONFIRMED, Decision.CANCELLED: texts.PROMPT_CANCELLED}
 
 
 def setup() -> Router:

@@ -16,9 +16,8 @@ from aiogram.types import (
 )
 
 from core import texts
-from core.pipeline.inline import AUDIO_VARIANT, VARIANTS, variant_caption
-from core.pipeline.inline_lookup import CachedVideo
-from core.pipeline.inline_requests import InlineRequests, url_in
+from core.incoming.inline import CachedVideo, InlineRequests, url_in
+from core.requests.inline import AUDIO_VARIANT, VARIANTS
 
 CACHED_SECONDS = 60
 PLACEHOLDER_SECONDS = 5
@@ -66,8 +65,8 @@ def _cached_results(url: str, cached: CachedVideo, ids: list[str]) -> list[Inlin
         InlineQueryResultCachedVideo(
             id=result_id,
             video_file_id=cached.file_id,
-            title=_variant_title(cached.info.title, variant),
-            caption=variant_caption(cached.info, variant),
+            title=texts.variant_title(cached.info.title, variant),
+            caption=texts.variant_caption(cached.info, variant),
             parse_mode=None,
             reply_markup=_source_button(url) if variant != "no_source" else None,
         )
@@ -79,9 +78,9 @@ def _placeholders(url: str, ids: list[str]) -> list[InlineQueryResultUnion]:
     return [
         InlineQueryResultArticle(
             id=result_id,
-            title=_variant_title("Send this video", variant),
+            title=texts.variant_title(texts.INLINE_VIDEO_TITLE, variant),
             description=url,
-            input_message_content=InputTextMessageContent(message_text=f"⏳ Fetching {texts.escape(url)}…"),
+            input_message_content=InputTextMessageContent(message_text=texts.inline_fetching(url)),
             # A keyboard is what makes Telegram report the inline_message_id we will edit.
             reply_markup=_source_button(url),
         )
@@ -99,19 +98,12 @@ def _cached_sound(url: str, sound: CachedVideo, result_id: str) -> InlineQueryRe
 def _sound_placeholder(url: str, result_id: str) -> InlineQueryResultUnion:
     return InlineQueryResultArticle(
         id=result_id,
-        title="🎵 Audio only",
+        title=texts.INLINE_AUDIO_TITLE,
         description=url,
-        input_message_content=InputTextMessageContent(
-            message_text=f"⏳ Fetching the sound of {texts.escape(url)}…"
-        ),
+        input_message_content=InputTextMessageContent(message_text=texts.inline_fetching(url, sound=True)),
         reply_markup=_source_button(url),
     )
 
 
-def _variant_title(title: str, variant: str) -> str:
-    suffix = {"full": "", "no_caption": " (no caption)", "no_source": " (no source link)"}[variant]
-    return f"{title}{suffix}"
-
-
 def _source_button(url: str) -> InlineKeyboardMarkup:
-    return InlineKeyboardMarkup(inline_keyboard=[[InlineKeyboardButton(text="🔗 Source", url=url)]])
+    return InlineKeyboardMarkup(inline_keyboard=[[InlineKeyboardButton(text=texts.SOURCE_BUTTON, url=url)]])

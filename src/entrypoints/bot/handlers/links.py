@@ -4,19 +4,19 @@ durable, and the workers do the rest."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Sequence
-from datetime import datetime
+from collections.abc import Collection
 
 from aiogram import F, Router
 from aiogram.enums import ChatType
 from aiogram.filters import Command
-from aiogram.types import Message, MessageEntity
+from aiogram.types import Message
 
 from core import texts
 from core.chat_settings.service import ChatSettingsService
-from core.pipeline.intake import IncomingMessage, IntakeReport, LinkIntake
+from core.incoming.intake.links import LinkIntake
 from core.trust.migrations import may_migrate
-from core.urls import Entity, extract_urls
+from core.urls import extract_urls
+from entrypoints.bot.handlers.link_messages import entities_of, incoming, reply_to_report
 
 log = logging.getLogger("vidrelay.bot")
 
@@ -31,36 +31,6 @@ def setup() -> Router:
     # Groups send edits for reactions and pins too: only a private edit can mean "this link instead".
     router.edited_message.register(on_edited_message, F.chat.type == PRIVATE, F.text | F.caption)
     return router
-
-
-def incoming(
-    message: Message, *, verbose: bool = False, edited: bool = False, audio: bool | None = None
-) -> IncomingMessage:
-    text = message.text if message.text is not None else message.caption
-    entities = message.entities if message.text is not None else message.caption_entities
-    return IncomingMessage(
-        chat_id=message.chat.id,
-        chat_type=str(message.chat.type),
-        message_id=message.message_id,
-        # A channel's post has no sender; the chat stands in for it in the per-user cap.
-        user_id=message.from_user.id if message.from_user else message.chat.id,
-        text=text,
-        entities=_entities(entities),
-        verbose=verbose,
-        edited=edited,
-        audio=audio,
-        posted_at=_posted_at(message, edited),
-    )
-
-
-def _posted_at(message: Message, edited: bool) -> float | None:
-    """Telegram's date of the message, or of the edit that brought the link."""
-    date = message.edit_date if edited and message.edit_date is not None else message.date
-    return date.timestamp() if isinstance(date, datetime) else None
-
-
-def _entities(entities: Sequence[MessageEntity] | None) -> list[Entity]:
-    return [Entity(str(e.type), e.offset, e.length) for e in entities or ()]
 
 
 async def on_message(message: Message, intake: LinkIntake, queue_cap: int) -> None:
@@ -83,7 +53,7 @@ async def on_verbose(
     if not admin or message.chat.type != PRIVATE:
         await on_message(message, intake, queue_cap)
         return
-    if not extract_urls(message.text, _entities(message.entities)):
+    if not extract_urls(message.text, entities_of(message.entities)):
         await message.reply(texts.verbose_usage())
         return
     await reply_to_report(message, await intake.accept(incoming(message, verbose=True)), queue_cap)
@@ -98,16 +68,3 @@ async def on_migration(message: Message, chat_settings: ChatSettingsService) -> 
         await chat_settings.follow_migration(old, new)
     else:
         log.info("ignored a migration notice from chat %s: it cannot migrate to %s", old, new)
-
-
-async def reply_to_report(message: Message, report: IntakeReport, queue_cap: int) -> None:
-    """A full queue is said everywhere (the user must know the link was not taken); refused
-    addresses are explained in private chats and met with silence in groups."""
-    if report.tell_not_allowed:  # in groups too: the group's id is what the operator needs
-        await message.reply(texts.not_allowed_here(message.chat.id))
-    if report.queue_full:
-        await message.reply(texts.queue_full(queue_cap))
-    if message.chat.type != PRIVATE:
-        return
-    for url, why in report.refused:
-        await message.reply(texts.refused_url(url, why))

@@ -12,9 +12,9 @@ from aiogram import F, Router
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 
-from core.chat_settings.access import Asker
 from core.chat_settings.choices import PREFIX
 from core.chat_settings.service import ChatSettingsService
+from core.chat_settings.who_may_change import Asker
 from entrypoints.bot.handlers.confirmations import press_of
 from ports.messenger import MessengerError
 

@@ -8,42 +8,42 @@ from testkit.telegram.errors import bad_request, blocked, upgraded_to_supergroup
 from testkit.telegram.messages import InlineMessage, StoredMessage
 from testkit.telegram.params import Params
 from testkit.telegram.people import Chat
-from testkit.telegram.world import World
+from testkit.telegram.state import TelegramState
 
 
-def chat_for(world: World, params: Params, key: str = "chat_id") -> Chat:
+def chat_for(state: TelegramState, params: Params, key: str = "chat_id") -> Chat:
     """The chat by id or by @username, if the bot may still write to it."""
     value = params.raw.get(key)
     if value in (None, ""):
         raise bad_request("chat_id is empty")
-    chat = _lookup(world, value)
+    chat = _lookup(state, value)
     if chat is None:
         raise bad_request("chat not found")
-    if chat.id in world.migrated:
-        raise upgraded_to_supergroup(world.migrated[chat.id])
-    if chat.id in world.blocked:
+    if chat.id in state.migrated:
+        raise upgraded_to_supergroup(state.migrated[chat.id])
+    if chat.id in state.blocked:
         raise blocked(chat.type)
     return chat
 
 
-def _lookup(world: World, value: Any) -> Chat | None:
+def _lookup(state: TelegramState, value: Any) -> Chat | None:
     if isinstance(value, str) and value.startswith("@"):
-        return next((c for c in world.chats.values() if c.username == value[1:]), None)
+        return next((c for c in state.chats.values() if c.username == value[1:]), None)
     try:
-        return world.chats.get(int(value))
+        return state.chats.get(int(value))
     except (TypeError, ValueError):
         return None
 
 
-def existing(world: World, chat: Chat, message_id: int | None, gone: str) -> StoredMessage:
+def existing(state: TelegramState, chat: Chat, message_id: int | None, gone: str) -> StoredMessage:
     """The message, unless it was deleted or never was: then Bad Request `gone`."""
-    message = world.messages.get(chat.id, message_id) if message_id is not None else None
+    message = state.messages.get(chat.id, message_id) if message_id is not None else None
     if message is None or message.deleted:
         raise bad_request(gone)
     return message
 
 
-def reply_target(world: World, chat: Chat, params: Params) -> int | None:
+def reply_target(state: TelegramState, chat: Chat, params: Params) -> int | None:
     """The message a send replies to, from reply_parameters or the older reply_to_message_id."""
     reply = params.decoded("reply_parameters", "reply parameters")
     if isinstance(reply, dict) and reply.get("message_id") is not None:
@@ -54,7 +54,7 @@ def reply_target(world: World, chat: Chat, params: Params) -> int | None:
         target, allow = params.integer("reply_to_message_id"), params.flag("allow_sending_without_reply")
     if target is None:
         return None
-    replied = world.messages.get(chat.id, int(target))
+    replied = state.messages.get(chat.id, int(target))
     if replied is None or replied.deleted:
         if allow:
             return None
@@ -65,14 +65,14 @@ def reply_target(world: World, chat: Chat, params: Params) -> int | None:
 EditTarget = tuple[Chat | None, InlineMessage | None, StoredMessage | None]
 
 
-def edit_target(world: World, params: Params) -> EditTarget:
+def edit_target(state: TelegramState, params: Params) -> EditTarget:
     """An edit addresses an inline message by inline_message_id, or a chat's message by chat and id."""
     inline_id = params.text("inline_message_id")
     if inline_id:
-        inline = world.inline_messages.get(inline_id)
+        inline = state.inline_messages.get(inline_id)
         if inline is None:
             raise bad_request("message to edit not found")
         return None, inline, None
-    chat = chat_for(world, params)
-    message = existing(world, chat, params.integer("message_id"), "message to edit not found")
+    chat = chat_for(state, params)
+    message = existing(state, chat, params.integer("message_id"), "message to edit not found")
     return chat, None, message

@@ -20,7 +20,7 @@ from testkit.telegram.methods.keyboards import markup
 from testkit.telegram.methods.thumbnails import thumbnail_of
 from testkit.telegram.records import AudioRecord
 from testkit.telegram.rendering import message_json
-from testkit.telegram.world import World
+from testkit.telegram.state import TelegramState
 
 AUDIO_SUFFIXES = frozenset({".mp3", ".m4a"})
 
@@ -32,17 +32,17 @@ def audio_kind(file_name: str | None) -> str:
 AUDIO = Wanted("audio", audio_kind, "audio")
 
 
-async def send_audio(world: World, call: Call) -> Any:
+async def send_audio(state: TelegramState, call: Call) -> Any:
     params = call.params
-    chat = chat_for(world, params)
+    chat = chat_for(state, params)
     text, entities = caption(params)
     keyboard = markup(params)
-    reply_to = reply_target(world, chat, params)
+    reply_to = reply_target(state, chat, params)
     value = params.raw.get("audio")
     if value is None and "audio" in call.uploads:
         value = "attach://audio"
-    record, source = await resolve_file(world, call, value, params, "audio", AUDIO)
-    message = world.messages.add(chat.id, world.bot, from_bot=True, reply_to=reply_to, reply_markup=keyboard)
+    record, source = await resolve_file(state, call, value, params, "audio", AUDIO)
+    message = state.messages.add(chat.id, state.bot, from_bot=True, reply_to=reply_to, reply_markup=keyboard)
     if record.kind == "audio":
         message.audio = record
     else:
@@ -50,7 +50,7 @@ async def send_audio(world: World, call: Call) -> Any:
     message.caption, message.caption_entities = text, entities
     message.history[-1] = dataclasses.replace(message.history[-1], text=text, source=params.text("caption"))
     apply_send_options(message, params)
-    world.journal.audios.append(
+    state.journal.audios.append(
         AudioRecord(
             chat_id=chat.id,
             message_id=message.message_id,
@@ -67,7 +67,7 @@ async def send_audio(world: World, call: Call) -> Any:
             at=time.monotonic(),
         )
     )
-    return message_json(world, message)
+    return message_json(state, message)
 
 
 METHODS: dict[str, Method] = {"sendAudio": send_audio}

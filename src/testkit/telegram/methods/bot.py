@@ -5,20 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from testkit.telegram.call import Call, Method
-from testkit.telegram.world import World
+from testkit.telegram.state import TelegramState
 
 
-async def get_me(world: World, call: Call) -> Any:
-    return world.bot.to_api() | {
+async def get_me(state: TelegramState, call: Call) -> Any:
+    return state.bot.to_api() | {
         "can_join_groups": True,
-        "can_read_all_group_messages": world.reads_all_group_messages,
+        "can_read_all_group_messages": state.reads_all_group_messages,
         "supports_inline_queries": True,
         "can_connect_to_business": False,
         "has_main_web_app": False,
     }
 
 
-async def ok(world: World, call: Call) -> Any:
+async def ok(state: TelegramState, call: Call) -> Any:
     return True
 
 

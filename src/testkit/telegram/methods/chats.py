@@ -8,11 +8,11 @@ from testkit.telegram.call import Call, Method
 from testkit.telegram.errors import bad_request
 from testkit.telegram.methods.addressing import chat_for
 from testkit.telegram.people import User
-from testkit.telegram.world import World
+from testkit.telegram.state import TelegramState
 
 
-async def get_chat(world: World, call: Call) -> Any:
-    chat = chat_for(world, call.params)
+async def get_chat(state: TelegramState, call: Call) -> Any:
+    chat = chat_for(state, call.params)
     return chat.to_api() | {"accent_color_id": 0, "max_reaction_count": 11}
 
 
@@ -50,12 +50,12 @@ _RESTRICTIONS = (
 )
 
 
-async def get_chat_member(world: World, call: Call) -> Any:
-    chat = chat_for(world, call.params)
+async def get_chat_member(state: TelegramState, call: Call) -> Any:
+    chat = chat_for(state, call.params)
     user_id = call.params.integer("user_id")
     if user_id is None:
         raise bad_request("user_id is empty")
-    user, status = world.members.get((chat.id, user_id), (User(user_id), "member"))
+    user, status = state.members.get((chat.id, user_id), (User(user_id), "member"))
     member: dict[str, Any] = {"status": status, "user": user.to_api()}
     if status == "creator":
         member["is_anonymous"] = False
@@ -68,12 +68,12 @@ async def get_chat_member(world: World, call: Call) -> Any:
     return member
 
 
-async def send_chat_action(world: World, call: Call) -> Any:
-    chat = chat_for(world, call.params)
+async def send_chat_action(state: TelegramState, call: Call) -> Any:
+    chat = chat_for(state, call.params)
     action = call.params.text("action") or ""
     if not action:
         raise bad_request("action is empty")
-    world.journal.chat_actions.append((chat.id, action))
+    state.journal.chat_actions.append((chat.id, action))
     return True
 
 

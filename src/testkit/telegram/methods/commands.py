@@ -12,7 +12,7 @@ from typing import Any
 
 from testkit.telegram.call import Call, Method
 from testkit.telegram.errors import bad_request
-from testkit.telegram.world import MenuKey, World
+from testkit.telegram.state import MenuKey, TelegramState
 
 _COMMAND = re.compile(r"[a-z0-9_]{1,32}")
 _LANGUAGE = re.compile(r"[a-z]{2}")
@@ -29,7 +29,7 @@ _SCOPES = frozenset(
 MAX_COMMANDS = 100
 
 
-def menu_key(world: World, call: Call) -> MenuKey:
+def menu_key(state: TelegramState, call: Call) -> MenuKey:
     scope = call.params.decoded("scope", "scope") or {"type": "default"}
     if not isinstance(scope, dict) or scope.get("type") not in _SCOPES:
         raise bad_request("unsupported scope type specified")
@@ -38,16 +38,16 @@ def menu_key(world: World, call: Call) -> MenuKey:
         raise bad_request("invalid language code specified")
     chat_id: int | None = None
     if str(scope["type"]).startswith("chat"):
-        chat_id = _known_chat(world, scope.get("chat_id"))
+        chat_id = _known_chat(state, scope.get("chat_id"))
     return MenuKey(str(scope["type"]), chat_id, language)
 
 
-def _known_chat(world: World, value: Any) -> int:
+def _known_chat(state: TelegramState, value: Any) -> int:
     try:
         chat_id = int(value)
     except (TypeError, ValueError):
         raise bad_request("chat not found") from None
-    if chat_id not in world.chats:
+    if chat_id not in state.chats:
         raise bad_request("chat not found")
     return chat_id
 
@@ -73,21 +73,21 @@ def _commands(call: Call) -> list[dict[str, str]]:
     return checked
 
 
-async def set_my_commands(world: World, call: Call) -> Any:
-    key, commands = menu_key(world, call), _commands(call)
+async def set_my_commands(state: TelegramState, call: Call) -> Any:
+    key, commands = menu_key(state, call), _commands(call)
     if commands:
-        world.menus[key] = commands
+        state.menus[key] = commands
     else:
-        world.menus.pop(key, None)
+        state.menus.pop(key, None)
     return True
 
 
-async def get_my_commands(world: World, call: Call) -> Any:
-    return list(world.menus.get(menu_key(world, call), []))
+async def get_my_commands(state: TelegramState, call: Call) -> Any:
+    return list(state.menus.get(menu_key(state, call), []))
 
 
-async def delete_my_commands(world: World, call: Call) -> Any:
-    world.menus.pop(menu_key(world, call), None)
+async def delete_my_commands(state: TelegramState, call: Call) -> Any:
+    state.menus.pop(menu_key(state, call), None)
     return True
 
 

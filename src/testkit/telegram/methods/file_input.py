@@ -18,7 +18,7 @@ from testkit.telegram.call import Call
 from testkit.telegram.errors import bad_request, wrong_file, wrong_file_type
 from testkit.telegram.files import FileRecord, hash_file
 from testkit.telegram.params import Params
-from testkit.telegram.world import World
+from testkit.telegram.state import TelegramState
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +35,7 @@ VIDEO = Wanted("video")
 
 
 async def resolve_file(
-    world: World, call: Call, value: Any, params: Params, field_name: str, wanted: Wanted = VIDEO
+    state: TelegramState, call: Call, value: Any, params: Params, field_name: str, wanted: Wanted = VIDEO
 ) -> tuple[FileRecord, str]:
     """The file and its source: "upload", "path" or "file_id" (see VideoRecord.source)."""
     if not isinstance(value, str) or not value:
@@ -44,12 +44,12 @@ async def resolve_file(
         upload = call.uploads.get(value.removeprefix("attach://"))
         if upload is None:
             raise wrong_file()
-        return _uploaded(world, call, upload, params, field_name, wanted), "upload"
-    if world.local_mode and value.startswith(("file://", "/")):
-        return await _from_path(world, call, value, params, field_name, wanted), "path"
+        return _uploaded(state, call, upload, params, field_name, wanted), "upload"
+    if state.local_mode and value.startswith(("file://", "/")):
+        return await _from_path(state, call, value, params, field_name, wanted), "path"
     if value.lower().startswith(("http://", "https://")):
         raise bad_request("failed to get HTTP URL content")
-    record = world.files.get(value)
+    record = state.files.get(value)
     if record is None:
         raise wrong_file()
     if record.kind != wanted.expects:
@@ -58,16 +58,16 @@ async def resolve_file(
 
 
 def _uploaded(
-    world: World, call: Call, upload: Upload, params: Params, field_name: str, wanted: Wanted
+    state: TelegramState, call: Call, upload: Upload, params: Params, field_name: str, wanted: Wanted
 ) -> FileRecord:
     if upload.size == 0:
         raise bad_request("file must be non-empty")
     call.files[field_name] = upload.sha256
-    return _file_record(world, upload.sha256, upload.size, params, wanted, upload.filename)
+    return _file_record(state, upload.sha256, upload.size, params, wanted, upload.filename)
 
 
 async def _from_path(
-    world: World, call: Call, value: str, params: Params, field_name: str, wanted: Wanted
+    state: TelegramState, call: Call, value: str, params: Params, field_name: str, wanted: Wanted
 ) -> FileRecord:
     path = Path(unquote(urlsplit(value).path)) if value.startswith("file://") else Path(value)
     try:
@@ -76,21 +76,21 @@ async def _from_path(
         raise bad_request("file not found") from None
     if size == 0:
         raise bad_request("file must be non-empty")
-    if size > world.upload_limit:
+    if size > state.upload_limit:
         raise bad_request("file is too big")
     call.files[field_name] = sha256
-    return _file_record(world, sha256, size, params, wanted, path.name)
+    return _file_record(state, sha256, size, params, wanted, path.name)
 
 
 def _file_record(
-    world: World, sha256: str, size: int, params: Params, wanted: Wanted, file_name: str | None
+    state: TelegramState, sha256: str, size: int, params: Params, wanted: Wanted, file_name: str | None
 ) -> FileRecord:
     """Bytes seen before as this kind keep their first record; new ones take their metadata from the call."""
     kind = wanted.kind_of(file_name)
-    known = world.files.known(sha256, kind)
+    known = state.files.known(sha256, kind)
     if known is not None:
         return known
-    return world.files.add(
+    return state.files.add(
         sha256,
         size,
         duration=params.integer("duration") or 0,

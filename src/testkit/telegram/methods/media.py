@@ -17,26 +17,26 @@ from testkit.telegram.methods.thumbnails import thumbnail_of
 from testkit.telegram.params import Params
 from testkit.telegram.records import MediaEdit, VideoRecord
 from testkit.telegram.rendering import message_json
-from testkit.telegram.world import World
+from testkit.telegram.state import TelegramState
 
 
-async def send_video(world: World, call: Call) -> Any:
+async def send_video(state: TelegramState, call: Call) -> Any:
     params = call.params
-    chat = chat_for(world, params)
+    chat = chat_for(state, params)
     text, entities = caption(params)
     keyboard = markup(params)
-    reply_to = reply_target(world, chat, params)
+    reply_to = reply_target(state, chat, params)
     value = params.raw.get("video")
     if value is None and "video" in call.uploads:
         value = "attach://video"
-    record, source = await resolve_file(world, call, value, params, "video")
-    message = world.messages.add(chat.id, world.bot, from_bot=True, reply_to=reply_to, reply_markup=keyboard)
+    record, source = await resolve_file(state, call, value, params, "video")
+    message = state.messages.add(chat.id, state.bot, from_bot=True, reply_to=reply_to, reply_markup=keyboard)
     message.video = record
     message.caption = text
     message.caption_entities = entities
     message.history[-1] = dataclasses.replace(message.history[-1], text=text, source=params.text("caption"))
     apply_send_options(message, params)
-    world.journal.videos.append(
+    state.journal.videos.append(
         VideoRecord(
             chat_id=chat.id,
             message_id=message.message_id,
@@ -57,16 +57,16 @@ async def send_video(world: World, call: Call) -> Any:
             thumbnail=thumbnail_of(call),
         )
     )
-    return message_json(world, message)
+    return message_json(state, message)
 
 
 _EDITABLE = {"video": VIDEO, "audio": Wanted("audio", lambda _name: "audio", "audio")}
 """What a message's media may become, and of which kind a file_id must then be."""
 
 
-async def edit_message_media(world: World, call: Call) -> Any:
+async def edit_message_media(state: TelegramState, call: Call) -> Any:
     params = call.params
-    _chat, inline, message = edit_target(world, params)
+    _chat, inline, message = edit_target(state, params)
     media = params.decoded("media", "input media")
     if not isinstance(media, dict):
         raise bad_request("there is no media in the request")
@@ -75,7 +75,7 @@ async def edit_message_media(world: World, call: Call) -> Any:
         raise bad_request("can't use this media type here")
     described = Params(media)
     text, entities = caption(described)
-    record, _source = await resolve_file(world, call, media.get("media"), described, "media", wanted)
+    record, _source = await resolve_file(state, call, media.get("media"), described, "media", wanted)
     keyboard = markup(params)
     edit = MediaEdit(
         inline.inline_message_id if inline else None,
@@ -86,7 +86,7 @@ async def edit_message_media(world: World, call: Call) -> Any:
         keyboard,
         time.monotonic(),
     )
-    world.journal.media_edits.append(edit)
+    state.journal.media_edits.append(edit)
     if inline is not None:
         inline.media, inline.reply_markup, inline.text = record, keyboard, text
         inline.texts.append(text)
@@ -102,7 +102,7 @@ async def edit_message_media(world: World, call: Call) -> Any:
     message.history.append(
         Version(text, tuple(entities), keyboard, time.monotonic(), described.text("caption"))
     )
-    return message_json(world, message)
+    return message_json(state, message)
 
 
 METHODS: dict[str, Method] = {"sendVideo": send_video, "editMessageMedia": edit_message_media}

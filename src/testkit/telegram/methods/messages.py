@@ -13,18 +13,18 @@ from testkit.telegram.methods.addressing import chat_for, edit_target, existing,
 from testkit.telegram.methods.formatting import apply_send_options, message_text
 from testkit.telegram.methods.keyboards import markup
 from testkit.telegram.rendering import message_json
-from testkit.telegram.world import World
+from testkit.telegram.state import TelegramState
 
 
-async def send_message(world: World, call: Call) -> Any:
+async def send_message(state: TelegramState, call: Call) -> Any:
     params = call.params
-    chat = chat_for(world, params)
+    chat = chat_for(state, params)
     text, entities = message_text(params)
     keyboard = markup(params)
-    reply_to = reply_target(world, chat, params)
-    message = world.messages.add(
+    reply_to = reply_target(state, chat, params)
+    message = state.messages.add(
         chat.id,
-        world.bot,
+        state.bot,
         from_bot=True,
         text=text,
         entities=entities,
@@ -33,12 +33,12 @@ async def send_message(world: World, call: Call) -> Any:
         source=params.text("text"),
     )
     apply_send_options(message, params)
-    return message_json(world, message)
+    return message_json(state, message)
 
 
-async def edit_message_text(world: World, call: Call) -> Any:
+async def edit_message_text(state: TelegramState, call: Call) -> Any:
     params = call.params
-    _chat, inline, message = edit_target(world, params)
+    _chat, inline, message = edit_target(state, params)
     text, entities = message_text(params)
     keyboard = markup(params)
     if inline is not None:
@@ -54,7 +54,7 @@ async def edit_message_text(world: World, call: Call) -> Any:
     message.edit_date = int(time.time())
     message.parse_mode = params.text("parse_mode")
     message.history.append(Version(text, tuple(entities), keyboard, time.monotonic(), params.text("text")))
-    return message_json(world, message)
+    return message_json(state, message)
 
 
 def _edit_inline_text(inline: InlineMessage, text: str, keyboard: dict[str, Any] | None) -> bool:
@@ -67,9 +67,9 @@ def _edit_inline_text(inline: InlineMessage, text: str, keyboard: dict[str, Any]
     return True
 
 
-async def edit_message_reply_markup(world: World, call: Call) -> Any:
+async def edit_message_reply_markup(state: TelegramState, call: Call) -> Any:
     params = call.params
-    _chat, inline, message = edit_target(world, params)
+    _chat, inline, message = edit_target(state, params)
     keyboard = markup(params)
     if inline is not None:
         if keyboard == inline.reply_markup:
@@ -85,13 +85,13 @@ async def edit_message_reply_markup(world: World, call: Call) -> Any:
     message.edit_date = int(time.time())
     previous = message.history[-1]
     message.history.append(dataclasses.replace(previous, reply_markup=keyboard, at=time.monotonic()))
-    return message_json(world, message)
+    return message_json(state, message)
 
 
-async def delete_message(world: World, call: Call) -> Any:
+async def delete_message(state: TelegramState, call: Call) -> Any:
     params = call.params
-    chat = chat_for(world, params)
-    message = existing(world, chat, params.integer("message_id"), "message to delete not found")
+    chat = chat_for(state, params)
+    message = existing(state, chat, params.integer("message_id"), "message to delete not found")
     message.deleted = True
     message.deleted_by_bot = True
     return True

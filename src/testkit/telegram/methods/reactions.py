@@ -9,7 +9,7 @@ from testkit.telegram.call import Call, Method
 from testkit.telegram.errors import bad_request
 from testkit.telegram.methods.addressing import chat_for, existing
 from testkit.telegram.records import ReactionRecord
-from testkit.telegram.world import World
+from testkit.telegram.state import TelegramState
 
 # fmt: off
 ALLOWED_REACTIONS = frozenset(
@@ -25,10 +25,10 @@ ALLOWED_REACTIONS = frozenset(
 # fmt: on
 
 
-async def set_message_reaction(world: World, call: Call) -> Any:
+async def set_message_reaction(state: TelegramState, call: Call) -> Any:
     params = call.params
-    chat = chat_for(world, params)
-    message = existing(world, chat, params.integer("message_id"), "message to react not found")
+    chat = chat_for(state, params)
+    message = existing(state, chat, params.integer("message_id"), "message to react not found")
     reaction = params.decoded("reaction", "reaction") or []
     if not isinstance(reaction, list):
         raise bad_request("REACTION_INVALID")
@@ -40,7 +40,7 @@ async def set_message_reaction(world: World, call: Call) -> Any:
         if emoji not in ALLOWED_REACTIONS:
             raise bad_request("REACTION_INVALID")
         emojis.append(emoji)
-    world.journal.reactions.append(
+    state.journal.reactions.append(
         ReactionRecord(chat.id, message.message_id, tuple(emojis), time.monotonic())
     )
     return True

@@ -8,66 +8,66 @@ from typing import Any
 from testkit.telegram.call import Call, Method
 from testkit.telegram.errors import bad_request, superseded_poll, webhook_active
 from testkit.telegram.limits import MAX_POLL_SECONDS
-from testkit.telegram.world import World
+from testkit.telegram.state import TelegramState
 
 
-async def get_updates(world: World, call: Call) -> Any:
-    if world.webhook is not None:
+async def get_updates(state: TelegramState, call: Call) -> Any:
+    if state.webhook is not None:
         raise webhook_active()
     params = call.params
-    world.updates.confirm(params.integer("offset"))
+    state.updates.confirm(params.integer("offset"))
     allowed = params.decoded("allowed_updates", "allowed updates")
     if isinstance(allowed, list) and allowed:
-        world.updates.allow(frozenset(str(kind) for kind in allowed))
+        state.updates.allow(frozenset(str(kind) for kind in allowed))
     limit = max(1, min(params.integer("limit") or 100, 100))
     timeout = max(0.0, min(float(params.integer("timeout") or 0), MAX_POLL_SECONDS))
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    # `world.updates` is read afresh each time: a reset in between replaces it.
-    generation = world.updates.start_poll()
+    # `state.updates` is read afresh each time: a reset in between replaces it.
+    generation = state.updates.start_poll()
     try:
         while True:
-            change = world.changes.upcoming()
-            if world.updates.superseded(generation):
+            change = state.changes.upcoming()
+            if state.updates.superseded(generation):
                 raise superseded_poll()
-            ready = world.updates.deliverable()[:limit]
+            ready = state.updates.deliverable()[:limit]
             remaining = deadline - loop.time()
-            if ready or remaining <= 0 or world.stopping.is_set():
+            if ready or remaining <= 0 or state.stopping.is_set():
                 return ready
-            await world.changes.wait(change, remaining)
+            await state.changes.wait(change, remaining)
     finally:
-        world.updates.end_poll()
+        state.updates.end_poll()
 
 
-async def delete_webhook(world: World, call: Call) -> Any:
-    world.webhook, world.webhook_error = None, None
+async def delete_webhook(state: TelegramState, call: Call) -> Any:
+    state.webhook, state.webhook_error = None, None
     if call.params.flag("drop_pending_updates"):
-        world.updates.drop_pending()
+        state.updates.drop_pending()
     return True
 
 
-async def set_webhook(world: World, call: Call) -> Any:
+async def set_webhook(state: TelegramState, call: Call) -> Any:
     url = call.params.text("url") or ""
     if not url:
-        return await delete_webhook(world, call)
+        return await delete_webhook(state, call)
     if not url.startswith("https://") and not url.startswith("http://"):
         raise bad_request("bad webhook: An HTTPS URL must be provided for webhook")
-    world.webhook = {"url": url, "secret_token": call.params.text("secret_token")}
+    state.webhook = {"url": url, "secret_token": call.params.text("secret_token")}
     if call.params.flag("drop_pending_updates"):
-        world.updates.drop_pending()
+        state.updates.drop_pending()
     return True
 
 
-async def get_webhook_info(world: World, call: Call) -> Any:
+async def get_webhook_info(state: TelegramState, call: Call) -> Any:
     info: dict[str, Any] = {
-        "url": world.webhook["url"] if world.webhook else "",
+        "url": state.webhook["url"] if state.webhook else "",
         "has_custom_certificate": False,
-        "pending_update_count": world.updates.pending,
+        "pending_update_count": state.updates.pending,
     }
-    if world.webhook is not None:
+    if state.webhook is not None:
         info["max_connections"] = 40
-        if world.webhook_error is not None:
-            info["last_error_date"], info["last_error_message"] = world.webhook_error
+        if state.webhook_error is not None:
+            info["last_error_date"], info["last_error_message"] = state.webhook_error
     return info
 
 

@@ -1,0 +1,69 @@
+"""The operator's view of the queue on SQLite."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
+from adapters.sql.job_stats import stats_from_rows, stats_sql
+from adapters.sql.json_text import dump_json
+from adapters.sqlite.jobs import insert_job
+from adapters.sqlite.port_base import SqliteAccess
+from ports.jobs import FailedJob, Job, NewJob, QueueCounts, QueueStats
+from ports.queue_view import QueueView
+
+_LIST_JOBS = f"""
+    SELECT {JOB_COLUMNS}
+    FROM jobs ORDER BY id LIMIT ?
+"""  # noqa: S608 - a constant column list
+_LIST_FAILED = f"""
+    SELECT {FAILED_JOB_COLUMNS}
+    FROM failed_jobs ORDER BY id LIMIT ?
+"""  # noqa: S608 - a constant column list
+_STATS = stats_sql("?1")
+_PURGE = "DELETE FROM failed_jobs WHERE (?1 IS NULL OR failed_at < ?1) AND (?2 IS NULL OR name = ?2)"
+_FAILED_TO_RETRY_ALL = "SELECT id, name, payload, max_attempts, key, owner_id FROM failed_jobs ORDER BY id"
+_FAILED_TO_RETRY_SOME = """
+    SELECT id, name, payload, max_attempts, key, owner_id FROM failed_jobs
+    WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id
+"""
+
+
+class SqliteQueueView(SqliteAccess, QueueView):
+    async def counts(self) -> QueueCounts:
+        def work(c: sqlite3.Connection) -> QueueCounts:
+            total, running = c.execute("SELECT count(*), count(claimed_by) FROM jobs").fetchone()
+            (failed,) = c.execute("SELECT count(*) FROM failed_jobs").fetchone()
+            return QueueCounts(waiting=total - running, running=running, failed=failed)
+
+        return await self._read(work)
+
+    async def stats(self, now: float) -> QueueStats:
+        return await self._read(lambda c: stats_from_rows(now, c.execute(_STATS, (now,))))
+
+    async def list_jobs(self, limit: int = 100) -> list[Job]:
+        return await self._read(lambda c: [job_from_row(row) for row in c.execute(_LIST_JOBS, (limit,))])
+
+    async def list_failed(self, limit: int = 100) -> list[FailedJob]:
+        return await self._read(lambda c: [failed_from_row(row) for row in c.execute(_LIST_FAILED, (limit,))])
+
+    async def retry_failed(self, failed_ids: Sequence[int] | None, now: float) -> list[int]:
+        params: tuple[object, ...] = ()
+        if failed_ids is None:
+            select = _FAILED_TO_RETRY_ALL
+        else:
+            select, params = _FAILED_TO_RETRY_SOME, (dump_json([int(i) for i in failed_ids]),)
+
+        def work(c: sqlite3.Connection) -> list[int]:
+            new_ids = []
+            for failed_id, name, payload, max_attempts, key, owner in c.execute(select, params).fetchall():
+                c.execute("DELETE FROM failed_jobs WHERE id = ?", (failed_id,))
+                job = NewJob(name, {}, max_attempts, now, key, owner)
+                new_ids.append(insert_job(c, job, payload, now))
+            return new_ids
+
+        return await self._write(work)
+
+    async def purge_failed(self, failed_before: float | None = None, name: str | None = None) -> int:
+        return await self._write(lambda c: c.execute(_PURGE, (failed_before, name)).rowcount)

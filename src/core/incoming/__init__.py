@@ -1,0 +1,8 @@
+"""The handler side: what the bot does the moment something arrives, before any worker.
+
+A message with links becomes durable jobs (`intake/`); an inline query is answered from what is
+known, and a chosen result becomes a job (`inline.py`); a press on a long video's prompt decides
+it (`confirmations.py`). Nothing here downloads or sends a video: that is `core.work`, which
+this side never imports (a test and an import-linter contract say so). Both read and write the
+values of `core.requests`.
+"""

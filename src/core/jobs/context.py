@@ -1,0 +1,54 @@
+"""What a job's handler and hooks are given: the running attempt (`JobContext`), and what a
+retry or a death hook hears."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from core.jobs.outcome import JobFailure
+from core.jobs.submitter import JobSubmitter
+from ports.jobs import Job
+from ports.json import Payload
+
+
+class JobContext:
+    """What a running attempt may see and do besides its own dependencies."""
+
+    def __init__(self, job: Job, save: Callable[[Payload], Awaitable[None]], jobs: JobSubmitter) -> None:
+        self.job = job
+        self.payload: Payload = dict(job.payload)
+        self.jobs = jobs
+        """Where the attempt enqueues other jobs (a multi-video post's children)."""
+        self._save = save
+
+    @property
+    def attempt(self) -> int:
+        return self.job.attempts
+
+    @property
+    def max_attempts(self) -> int:
+        return self.job.max_attempts
+
+    @property
+    def is_last_attempt(self) -> bool:
+        return self.job.attempts >= self.job.max_attempts
+
+    async def save(self) -> None:
+        """Persist `payload` so later attempts (and later boots) see it."""
+        await self._save(self.payload)
+
+
+@dataclass(frozen=True, slots=True)
+class DeadJob:
+    job: Job
+    reason: str
+    failure: JobFailure | None = None
+    """None when the job never got to fail: the process died, or its name is unknown."""
+
+
+@dataclass(frozen=True, slots=True)
+class RetryNotice:
+    context: JobContext
+    failure: JobFailure
+    next_attempt: int

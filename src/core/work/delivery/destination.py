@@ -1,0 +1,62 @@
+"""Where a delivered file goes, as the job that delivers it says: the ports of the delivery path.
+
+The path (video.py, audio.py) is the same for every job; what differs is behind these: a reply
+in the user's chat (`download_video`), a placeholder swapped in place (`download_inline`).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from core.jobs.outcome import JobOutcome
+from ports.blobs import BlobRecord
+from ports.messenger import (
+    AudioFile,
+    AudioMeta,
+    SentAudio,
+    SentVideo,
+    StoredAudio,
+    StoredVideo,
+    VideoFile,
+    VideoMeta,
+)
+
+Outgoing = VideoFile | StoredVideo | AudioFile | StoredAudio
+
+
+class Paced(Protocol):
+    def not_before(self, outgoing: Outgoing) -> float | None:
+        """When to come back if sending `outgoing` would wait for its chat's turn longer than a
+        worker should (Telegram's pacing, see `turns`); None: it may go now."""
+        ...
+
+
+class TooLarge(Protocol):
+    async def too_large(self, size: int) -> JobOutcome: ...
+
+
+class Delivered(Protocol):
+    async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
+        """Telegram has the file as `file_id`, recorded already: the job's last step."""
+        ...
+
+
+class Destination(Paced, TooLarge, Delivered, Protocol):
+    """Where the video goes."""
+
+    async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
+        """An outcome when the video must not go yet (a group is asked about a long video first);
+        `pinned_key`: bytes already on disk that the wait must keep."""
+        ...
+
+    async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
+        """Raises MessengerError. None: nothing needed sending, the stored file_id is all it takes."""
+        ...
+
+
+class AudioDestination(Paced, TooLarge, Delivered, Protocol):
+    """Where the sound goes."""
+
+    async def send_audio(self, audio: AudioFile | StoredAudio, meta: AudioMeta) -> SentAudio | None:
+        """Raises MessengerError. None: nothing needed sending, the stored file_id is all it takes."""
+        ...

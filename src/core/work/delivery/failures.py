@@ -1,0 +1,54 @@
+"""A job's failures as the engine takes them: classified, with a reason a user may read."""
+
+from __future__ import annotations
+
+from core import texts
+from core.jobs.outcome import JobFailure
+from core.telegram_errors import ApiVerdict, classify_telegram
+from core.ytdlp_errors import FailureKind, classify_ytdlp
+from ports.errors import ShutdownAbort
+from ports.media import ToolFailure
+from ports.messenger import MessengerError
+
+TOO_LARGE = "too_large"
+
+
+def bad_payload(error: ValueError) -> JobFailure:
+    return JobFailure(texts.BAD_PAYLOAD.format(error=error), permanent=True)
+
+
+def refused(why: str) -> JobFailure:
+    return JobFailure(texts.REFUSED.format(why=why), permanent=True, code="refused")
+
+
+def no_video() -> JobFailure:
+    return JobFailure(texts.NO_VIDEO, permanent=True, code=FailureKind.NOT_A_VIDEO.value)
+
+
+def vanished() -> JobFailure:
+    return JobFailure(texts.VANISHED)
+
+
+def too_large(size: int) -> JobFailure:
+    return JobFailure(texts.too_large(size), permanent=True, code=TOO_LARGE)
+
+
+def tool_failure(failure: ToolFailure) -> JobFailure:
+    """Raises ShutdownAbort when yt-dlp was stopped for shutdown: the job did not fail."""
+    if failure.aborted:
+        raise ShutdownAbort("yt-dlp stopped for shutdown")
+    verdict = classify_ytdlp(failure)
+    return JobFailure(
+        verdict.reason,
+        permanent=verdict.kind.permanent,
+        detail=failure.stderr_tail[-4000:] or None,
+        code=verdict.kind.value,
+    )
+
+
+def api_failure(error: MessengerError) -> JobFailure:
+    verdict = classify_telegram(error)
+    reason = texts.TELEGRAM_REFUSED.format(description=error.description)
+    if verdict is ApiVerdict.RETRY_AFTER:
+        return JobFailure(reason, retry_after=error.retry_after or 1.0, code="flood")
+    return JobFailure(reason, permanent=verdict is ApiVerdict.PERMANENT, code="telegram")

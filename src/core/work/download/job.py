@@ -1,0 +1,87 @@
+"""`download_video`: a link in a chat becomes the video in that chat.
+
+The path itself is the shared `Delivery` (`AudioDelivery` for the sound); this job adds what is
+its own: a multi-video post fans out into one child job per video, the video goes to the user's
+chat (`ChatDestination`), and the chat hears about it in the job's log message (`ChatReport`).
+Every failure is returned as a value; the engine decides about retrying, this job only reports
+(⚠️ per retry, 💥 at the end, a reaction in groups: `RetryReporting`).
+"""
+
+from __future__ import annotations
+
+from returns.result import Failure
+
+from core.jobs.context import DeadJob, JobContext, RetryNotice
+from core.jobs.outcome import JobOutcome
+from core.jobs.submitter import JobSubmitter
+from core.requests.download import DownloadRequest
+from core.work.delivery.audio import AudioDelivery
+from core.work.delivery.failures import bad_payload, no_video
+from core.work.delivery.video import Delivery
+from core.work.download.chat_destination import ChatDestinations
+from core.work.download.chat_report import ChatReport, ChatReports
+from core.work.download.fan_out import fan_out
+from core.work.download.replies import Replies
+from core.work.download.retries import RetryReporting
+from ports.formats import FormatChoice
+
+
+class DownloadVideo:
+    def __init__(
+        self,
+        *,
+        delivery: Delivery,
+        audio: AudioDelivery,
+        destinations: ChatDestinations,
+        reports: ChatReports,
+        formats: FormatChoice,
+        replies: Replies,
+        retries: RetryReporting,
+    ) -> None:
+        """`formats`: a smaller format, for the chats that chose a quality."""
+        self._delivery = delivery
+        self._audio = audio
+        self._destinations = destinations
+        self._reports = reports
+        self._formats = formats
+        self._replies = replies
+        self._retries = retries
+
+    async def run(self, context: JobContext) -> JobOutcome:
+        try:
+            request = DownloadRequest.from_payload(context.payload)
+        except ValueError as error:
+            return Failure(bad_payload(error))
+        report = self._reports.for_attempt(request, context)
+        report.attempt_started()
+        outcome: JobOutcome | None = None
+        try:
+            outcome = await self._deliver(request, report, context.jobs)
+            return outcome
+        finally:
+            await report.finish(outcome)
+
+    async def _deliver(self, request: DownloadRequest, report: ChatReport, jobs: JobSubmitter) -> JobOutcome:
+        videos = await self._delivery.videos(request.url, report)
+        if isinstance(videos, Failure):
+            return videos
+        entries = videos.unwrap()
+        if request.entry_index is None and len(entries) > 1:
+            return await fan_out(request, entries, jobs, self._replies, report)
+        index = request.entry_index or 0
+        if index >= len(entries):
+            return Failure(no_video())
+        destination = self._destinations.for_request(request)
+        if request.audio:
+            return await self._audio.deliver(entries[index], destination, report)
+        info = entries[index]
+        if request.max_height is not None:
+            # The chat's quality picks the format, and with it the blob key: no chat gets another's file.
+            info = self._formats.within_height(info, request.max_height)
+        return await self._delivery.deliver(info, destination, report)
+
+    async def on_retry(self, notice: RetryNotice) -> None:
+        await self._retries.on_retry(notice)
+
+    async def on_dead(self, dead: DeadJob) -> None:
+        await self._retries.on_dead(dead)

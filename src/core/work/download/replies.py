@@ -1,0 +1,34 @@
+"""Short answers to the user's message that must never fail the job: a refused one is logged."""
+
+from __future__ import annotations
+
+import logging
+
+from core import texts
+from core.requests.download import DownloadRequest
+from ports.caches import HandledUrls
+from ports.messenger import Messenger, MessengerError
+
+log = logging.getLogger("vidrelay.download")
+
+
+class Replies:
+    def __init__(self, messenger: Messenger, handled: HandledUrls) -> None:
+        self._messenger = messenger
+        self._handled = handled
+
+    async def say(self, request: DownloadRequest, text: str) -> None:
+        try:
+            await self._messenger.send_text(request.chat_id, text, reply_to=request.message_id)
+        except MessengerError as error:
+            log.warning("could not tell the chat", exc_info=error, extra={"chat_id": request.chat_id})
+
+    async def react(self, request: DownloadRequest) -> None:
+        try:
+            await self._messenger.react(request.chat_id, request.message_id, texts.FAILURE_REACTION)
+        except MessengerError as error:
+            log.warning("could not react", exc_info=error, extra={"chat_id": request.chat_id})
+
+    async def reopen(self, request: DownloadRequest) -> None:
+        """Editing the message may retry this link later."""
+        await self._handled.forget_handled(request.chat_id, request.message_id, request.url)

@@ -1,0 +1,48 @@
+"""The one list of job types vidrelay runs; a test asserts it exactly."""
+
+from __future__ import annotations
+
+from core.jobs.registry import JobType
+from core.requests.job_names import DOWNLOAD_INLINE, DOWNLOAD_VIDEO, SWEEP_BLOBS, SWEEP_CACHES, UPDATE_YTDLP
+from core.work.download.job import DownloadVideo
+from core.work.inline import DownloadInline
+from core.work.periodic import SWEEP_INTERVAL_SECONDS, SweepBlobs, SweepCaches, UpdateYtDlp
+
+UPDATE_TIMEOUT_SECONDS = 900.0
+
+
+def job_types(
+    *,
+    download: DownloadVideo,
+    inline: DownloadInline | None,
+    update: UpdateYtDlp | None,
+    sweep_blobs: SweepBlobs,
+    sweep_caches: SweepCaches,
+    download_timeout: float,
+) -> list[JobType]:
+    """`inline` only with a cache chat; the updater only with an interval."""
+    types = [
+        JobType(
+            DOWNLOAD_VIDEO,
+            download.run,
+            timeout_seconds=download_timeout,
+            on_retry=download.on_retry,
+            on_dead=download.on_dead,
+        ),
+        JobType(SWEEP_BLOBS, sweep_blobs.run, interval_seconds=SWEEP_INTERVAL_SECONDS),
+        JobType(SWEEP_CACHES, sweep_caches.run, interval_seconds=SWEEP_INTERVAL_SECONDS),
+    ]
+    if inline is not None:
+        types.append(
+            JobType(DOWNLOAD_INLINE, inline.run, timeout_seconds=download_timeout, on_dead=inline.on_dead)
+        )
+    if update is not None and update.interval_seconds > 0:
+        types.append(
+            JobType(
+                UPDATE_YTDLP,
+                update.run,
+                timeout_seconds=UPDATE_TIMEOUT_SECONDS,
+                interval_seconds=update.interval_seconds,
+            )
+        )
+    return types

@@ -1,0 +1,59 @@
+"""A Telegram message as the intake reads it, and the intake's report as the user hears it: the
+edge the link conversations (links.py, audio.py) share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from aiogram.enums import ChatType
+from aiogram.types import Message, MessageEntity
+
+from core import texts
+from core.incoming.intake.message import IncomingMessage, IntakeReport
+from core.urls import Entity
+
+PRIVATE = ChatType.PRIVATE.value
+
+
+def incoming(
+    message: Message, *, verbose: bool = False, edited: bool = False, audio: bool | None = None
+) -> IncomingMessage:
+    text = message.text if message.text is not None else message.caption
+    entities = message.entities if message.text is not None else message.caption_entities
+    return IncomingMessage(
+        chat_id=message.chat.id,
+        chat_type=str(message.chat.type),
+        message_id=message.message_id,
+        # A channel's post has no sender; the chat stands in for it in the per-user cap.
+        user_id=message.from_user.id if message.from_user else message.chat.id,
+        text=text,
+        entities=entities_of(entities),
+        verbose=verbose,
+        edited=edited,
+        audio=audio,
+        posted_at=_posted_at(message, edited),
+    )
+
+
+def _posted_at(message: Message, edited: bool) -> float | None:
+    """Telegram's date of the message, or of the edit that brought the link."""
+    date = message.edit_date if edited and message.edit_date is not None else message.date
+    return date.timestamp() if isinstance(date, datetime) else None
+
+
+def entities_of(entities: Sequence[MessageEntity] | None) -> list[Entity]:
+    return [Entity(str(e.type), e.offset, e.length) for e in entities or ()]
+
+
+async def reply_to_report(message: Message, report: IntakeReport, queue_cap: int) -> None:
+    """A full queue is said everywhere (the user must know the link was not taken); refused
+    addresses are explained in private chats and met with silence in groups."""
+    if report.tell_not_allowed:  # in groups too: the group's id is what the operator needs
+        await message.reply(texts.not_allowed_here(message.chat.id))
+    if report.queue_full:
+        await message.reply(texts.queue_full(queue_cap))
+    if message.chat.type != PRIVATE:
+        return
+    for url, why in report.refused:
+        await message.reply(texts.refused_url(url, why))

@@ -1,0 +1,232 @@
+"""`vidrelay run`: the bot process, in one of three roles.
+
+`all` (the default) receives Telegram's updates and runs the jobs; on the PostgreSQL store a
+deployment may split them: one `ingest` process turns updates into jobs (Telegram hands a bot's
+updates to one poller only, so a second ingest is refused), any number of `worker` processes
+run the jobs and never poll Telegram.
+
+Everything is asked of the container (entrypoints/container.py); this module only orders it.
+Start order (on a one-process store, `vidrelay run` holds the data folder's lock before this:
+see entrypoints/commands.py) → store (and on PostgreSQL, for a process that receives updates, the
+ingest lock) (a file that is not ours, or a database that cannot be
+reached, exits 2) → Telegram's getMe (asked again with a capped backoff while Telegram does not
+answer; a refused token exits 2) → engine (crash attribution of a dead previous process's jobs,
+dead-lettering of jobs that killed earlier boots) → the command menus (setMyCommands) → a
+webhook left behind deleted → polling. Stop order on SIGTERM/SIGINT: stop
+polling → stop claiming, let in-flight jobs and links still waiting for the store finish for the
+grace period → the log messages' last edits (a few seconds) → close. A polling loop that dies
+is fatal: logged, exit 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from typing import Literal
+
+from aiogram import Bot, Dispatcher
+from returns.result import Failure, Success
+
+from adapters.telegram.account import token_problem
+from core.command_menus import command_menus
+from core.startup import leave_webhook, publish_menus, reach_chat_service
+from entrypoints.bot.webhook import serve_webhook
+from entrypoints.container import Container, shutdown
+from entrypoints.listening import ListenRefused
+from entrypoints.logs import configure_logging
+from entrypoints.monitoring.health import Liveness
+from entrypoints.monitoring.metrics import start_metrics
+from entrypoints.settings import Settings, misspelt_settings
+from ports.bot_account import BotAccount
+from ports.clock import Clock
+from ports.errors import StoreError
+
+log = logging.getLogger("vidrelay.run")
+EXIT_OK, EXIT_FATAL, EXIT_USAGE = 0, 1, 2
+LOG_DRAIN_SECONDS = 5.0
+
+
+Role = Literal["all", "ingest", "worker"]
+
+
+def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
+    configure_logging(settings.log_format, settings.log_level)
+    for misspelt in misspelt_settings():
+        log.warning(misspelt)
+    if settings.bot_token is None:
+        print("vidrelay: VIDRELAY_BOT_TOKEN is required to run the bot", file=sys.stderr)
+        return EXIT_USAGE
+    if (problem := token_problem(settings.bot_token.get_secret_value())) is not None:
+        print(f"vidrelay: VIDRELAY_BOT_TOKEN {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    if webhook and (not settings.webhook_url or settings.webhook_secret is None):
+        print("vidrelay: --webhook needs VIDRELAY_WEBHOOK_URL and VIDRELAY_WEBHOOK_SECRET", file=sys.stderr)
+        return EXIT_USAGE
+    if role != "all" and settings.single_process_store:
+        print(
+            f"vidrelay: --role {role} splits a deployment over VIDRELAY_STORE=postgres;"
+            f" the {settings.store} store serves one process: use --role all",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    try:
+        return asyncio.run(serve(settings, webhook=webhook, role=role))
+    except ListenRefused as refused:  # a port in use: a setting to fix, like a bad value
+        print(f"vidrelay: {refused}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception:
+        log.exception("fatal error, exiting")
+        return EXIT_FATAL
+
+
+async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
+    stop = _stop_on_signals()
+    container = Container(settings=settings)
+    lost_lock: asyncio.Event | None = None
+    watcher: asyncio.Task[None] | None = None
+    try:
+        try:
+            await container.store.async_()
+            if role != "worker" and not settings.single_process_store:
+                lost_lock = (await container.ingest_lock.async_()).lost
+                watcher = asyncio.create_task(_stop_when_lost(lost_lock, stop))
+        except StoreError as refused:  # unreachable, not ours, a second ingest: one line, exit 2
+            print(f"vidrelay: {refused}", file=sys.stderr)
+            return EXIT_USAGE
+        await container.blob_files().clear_staging()  # a dead process's partial downloads
+        engine = await container.engine.async_()
+        dispatcher = await container.dispatcher.async_()
+        bot = await container.bot.async_()
+        observed = await container.observed.async_()
+        observed.liveness.expect(updates=role != "worker", jobs=role != "ingest")
+        # Up before Telegram is reached: /healthz says why not yet, /metrics counts the errors.
+        metrics = await start_metrics(observed, settings.metrics_port, settings.metrics_host)
+        try:
+            if (refused_code := await _reach_telegram(container, stop)) is not None:
+                return refused_code
+            if role != "ingest":
+                await engine.start()
+            try:
+                if role == "worker":
+                    await stop.wait()
+                    return EXIT_OK
+                code = await _receive_updates(
+                    settings,
+                    dispatcher,
+                    bot,
+                    webhook,
+                    stop,
+                    observed.liveness,
+                    await container.account.async_(),
+                    container.clock(),
+                )
+                return EXIT_FATAL if lost_lock is not None and lost_lock.is_set() else code
+            finally:
+                observed.liveness.stopped()
+                grace = settings.shutdown_grace_seconds
+                log.info("stopping: in-flight jobs may finish for %ss", grace)
+                intake = await container.intake.async_()
+                await asyncio.gather(engine.stop(grace), intake.close(grace))
+                # The videos are out; their logs' last edits may still be on their way.
+                await (await container.log_views.async_()).drain(LOG_DRAIN_SECONDS)
+        finally:
+            if metrics is not None:
+                await metrics.cleanup()
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+        await shutdown(container)  # the ingest lock, if taken, goes with it
+
+
+async def _stop_when_lost(lost_lock: asyncio.Event, stop: asyncio.Event) -> None:
+    """From the moment the lock's connection ends another ingest may start, and two pollers of
+    one bot must never run: this one stops (exit 1; a supervisor restarts it to queue up again)."""
+    await lost_lock.wait()
+    log.critical("the connection holding the ingest lock ended: stopping")
+    stop.set()
+
+
+def _stop_on_signals() -> asyncio.Event:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    return stop
+
+
+async def _reach_telegram(container: Container, stop: asyncio.Event) -> int | None:
+    """None once Telegram answered getMe; else the exit code (a refusal, or a signal while waiting)."""
+    reaching = asyncio.ensure_future(
+        reach_chat_service(await container.account.async_(), container.clock(), container.random())
+    )
+    stopping = asyncio.ensure_future(stop.wait())
+    await asyncio.wait({reaching, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    for task in (reaching, stopping):
+        task.cancel()
+    if not reaching.done() or reaching.cancelled():
+        log.info("signal received while waiting for Telegram: exiting")
+        return EXIT_OK
+    match reaching.result():
+        case Success(name):
+            log.info("Telegram answered: the bot is %s", name)
+            return None
+        case Failure(refused) if refused.unauthorized:
+            log.critical(
+                "Telegram rejected VIDRELAY_BOT_TOKEN (%s): check the token @BotFather gave",
+                refused.describe(),
+                extra={"error": refused.describe()},
+            )
+        case Failure(refused):
+            log.critical(
+                "the Bot API refused getMe (%s): check VIDRELAY_TELEGRAM_API_URL",
+                refused.describe(),
+                extra={"error": refused.describe()},
+            )
+    return EXIT_USAGE
+
+
+async def _receive_updates(
+    settings: Settings,
+    dispatcher: Dispatcher,
+    bot: Bot,
+    webhook: bool,
+    stop: asyncio.Event,
+    liveness: Liveness,
+    account: BotAccount,
+    clock: Clock,
+) -> int:
+    await publish_menus(account, command_menus(settings.admin_user_ids))
+    if webhook:
+        return await serve_webhook(settings, dispatcher, bot, account, clock, stop, liveness)
+    await leave_webhook(account)
+    polling = asyncio.create_task(
+        dispatcher.start_polling(
+            bot,
+            handle_signals=False,
+            close_bot_session=False,
+            allowed_updates=dispatcher.resolve_used_update_types(),
+            polling_timeout=_poll_seconds(settings.health_stale_seconds),
+        )
+    )
+    liveness.polling(polling)
+    stopping = asyncio.create_task(stop.wait())
+    await asyncio.wait({polling, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    if polling.done():
+        stopping.cancel()
+        error = polling.exception()
+        log.critical("polling stopped unexpectedly", exc_info=error)
+        return EXIT_FATAL
+    log.info("signal received: stopping polling")
+    with contextlib.suppress(RuntimeError):
+        await dispatcher.stop_polling()
+    with contextlib.suppress(Exception):
+        await polling
+    return EXIT_OK
+
+
+def _poll_seconds(stale_seconds: float) -> int:
+    """A long poll that answers well within the staleness window: a quiet bot stays healthy."""
+    return max(1, min(10, int(stale_seconds / 3)))
