@@ -24,6 +24,8 @@ HELP = (
     "• <code>/settings</code>: the quality, the sound only by default, and in groups long videos.\n"
     "• Inline: type <code>@{bot} &lt;url&gt;</code> in any chat."
 )
+HELP_BOT_NAME = "bot"
+"""What /help calls the bot when Telegram did not say its username."""
 COMMAND_USAGE = "Usage: <code>/{command} &lt;url&gt;</code>"
 
 # A link's way, in its log message
@@ -112,7 +114,9 @@ BUTTON_TOGGLE = "{label}: {state}"
 BUTTON_SELECTED = "✅ {label}"
 ON, OFF = "on", "off"
 
-# /status (the operator's)
+# /status and /id (the operator's), a chat off the allowlist (answered once an hour)
+IDS = "<b>Your user id:</b> <code>{user_id}</code>\n<b>This chat's id:</b> <code>{chat_id}</code>"
+NOT_ALLOWED = "🙏 Sorry, I serve only allowed chats. Ask my operator to add this one: <code>{chat_id}</code>"
 STATUS_LINE = "<b>{label}:</b> {value}"
 STATUS_QUEUE = "Queue"
 STATUS_IN_FLIGHT = "In flight"
@@ -123,26 +127,6 @@ STATUS_UNKNOWN = "unknown"
 UPDATE_NEVER = "never"
 UPDATE_CHECKED = "{when} (ok)"
 UPDATE_CHECK_FAILED = "{when} (failed: {error})"
-
-# The command menus (setMyCommands): a line of at most 256 characters, plain text
-COMMAND_DESCRIPTIONS = {
-    "help": "What I do, and how to ask",
-    "audio": "The sound of a link: /audio <url>",
-    "video": "The video of a link: /video <url>",
-    "settings": "This chat's quality and choices",
-    "id": "Your user id and this chat's id",
-    "status": "The queue, failures and yt-dlp (admins)",
-    "verbose": "A link with yt-dlp's full output (admins)",
-}
-
-# /id, and a chat off VIDRELAY_ALLOWED_CHAT_IDS (answered at most once an hour)
-YOUR_USER_ID = "<b>Your user id:</b> <code>{user_id}</code>"
-THIS_CHATS_ID = "<b>The id of this chat:</b> <code>{chat_id}</code>"
-THIS_GROUPS_ID = "<b>The id of this {chat_type}:</b> <code>{chat_id}</code>"
-NOT_ALLOWED_HERE = (
-    "🙏 Sorry, I only work in the chats my operator has allowed, and this is not one of them yet. "
-    "If you know the operator, give them this chat's id: <code>{chat_id}</code>"
-)
 
 # Why a job failed, as its 💥 line says it
 NO_VIDEO = "No video found at this link"
@@ -179,26 +163,16 @@ def megabytes(size: int | float) -> str:
     return f"{size / MB:.2f} MB"
 
 
+def help_text(bot_username: str | None) -> str:
+    return HELP.format(bot=bot_username or HELP_BOT_NAME)
+
+
 def command_usage(command: str) -> str:
     return COMMAND_USAGE.format(command=command)
 
 
 def verbose_usage() -> str:
     return command_usage("verbose")
-
-
-def your_ids(user_id: int | None, chat_id: int, chat_type: str) -> str:
-    """/id: what the operator's allowlist and admin settings ask for."""
-    lines = [YOUR_USER_ID.format(user_id=user_id)] if user_id is not None else []
-    if chat_type == "private":
-        lines.append(THIS_CHATS_ID.format(chat_id=chat_id))
-    else:
-        lines.append(THIS_GROUPS_ID.format(chat_type=escape(chat_type), chat_id=chat_id))
-    return "\n".join(lines)
-
-
-def not_allowed_here(chat_id: int) -> str:
-    return NOT_ALLOWED_HERE.format(chat_id=chat_id)
 
 
 def queued(ahead: int) -> str:

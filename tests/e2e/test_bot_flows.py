@@ -277,8 +277,8 @@ async def test_id_tells_a_user_their_id_and_the_chats_in_private_and_in_groups(s
 
     private = await shared.api.wait_for(lambda: reply_to(user.id, asked), timeout=WAIT_SECONDS)
     grouped = await shared.api.wait_for(lambda: reply_to(group.id, in_group), timeout=WAIT_SECONDS)
-    assert private == f"Your user id: {user.id}\nThe id of this chat: {user.id}"
-    assert grouped == f"Your user id: {user.id}\nThe id of this supergroup: {group.id}"
+    assert private == f"Your user id: {user.id}\nThis chat's id: {user.id}"
+    assert grouped == f"Your user id: {user.id}\nThis chat's id: {group.id}"
 
 
 async def test_editing_a_private_message_runs_only_the_new_link(shared: Stack) -> None:

@@ -128,7 +128,7 @@ async def test_a_chat_off_the_allowlist_is_told_once_with_its_id_and_id_works_fo
             await bot.close()
         replies = {m.reply_to: m.text or "" for m in api.messages(outsider.id) if m.from_bot}
     assert sorted(replies) == [first, asked]  # one polite answer for two links, and the ids
-    assert f"this chat's id: {outsider.id}" in replies[first]
+    assert f"Ask my operator to add this one: {outsider.id}" in replies[first]
     assert f"Your user id: {outsider.id}" in (ids.text or "")
     assert api.videos(outsider.id) == []
     told = [line for line in bot.log().splitlines() if "off VIDRELAY_ALLOWED_CHAT_IDS" in line]

@@ -24,15 +24,16 @@ def setup() -> Router:
 
 async def on_id(message: Message) -> None:
     """Anyone, anywhere: the ids VIDRELAY_ALLOWED_CHAT_IDS and VIDRELAY_ADMIN_USER_IDS ask for."""
-    user = message.from_user.id if message.from_user else None
-    await message.reply(texts.your_ids(user, message.chat.id, str(message.chat.type)))
+    # A channel's post has no sender; the chat stands in for it, as in the per-user cap.
+    user = message.from_user.id if message.from_user else message.chat.id
+    await message.reply(texts.IDS.format(user_id=user, chat_id=message.chat.id))
 
 
 async def on_help(message: Message) -> None:
     """Private chats only: in a group the bot posts videos and nothing else."""
     if message.chat.type == ChatType.PRIVATE:
-        bot_name = (await message.bot.me()).username if message.bot else "bot"
-        await message.answer(texts.HELP.format(bot=bot_name))
+        me = await message.bot.me() if message.bot else None
+        await message.answer(texts.help_text(me.username if me else None))
 
 
 async def on_status(message: Message, status: StatusQuery, admin_user_ids: Collection[int]) -> None:
