@@ -15,13 +15,13 @@ dead-lettering of jobs that killed earlier boots) → the command menus (setMyCo
 webhook left behind deleted → polling. Stop order on SIGTERM/SIGINT: stop
 polling → stop claiming, let in-flight jobs and links still waiting for the store finish for the
 grace period → the log messages' last edits (a few seconds) → close. A polling loop that dies
-is fatal: logged, exit 1.
+is fatal: logged, exit 1. An ingest whose lock is in doubt stops polling until it holds the
+lock again, and goes on (polling.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import signal
 import sys
@@ -32,7 +32,9 @@ from returns.result import Failure, Success
 
 from adapters.telegram.account import token_problem
 from core.command_menus import command_menus
+from core.jobs.engine import Engine
 from core.startup import leave_webhook, publish_menus, reach_chat_service
+from entrypoints.bot.polling import AlwaysHeld, PollingLock, poll
 from entrypoints.bot.webhook import serve_webhook
 from entrypoints.container import Container, shutdown
 from entrypoints.listening import ListenRefused
@@ -85,14 +87,12 @@ def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") ->
 async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
     stop = _stop_on_signals()
     container = Container(settings=settings)
-    lost_lock: asyncio.Event | None = None
-    watcher: asyncio.Task[None] | None = None
+    ingest_lock: PollingLock = AlwaysHeld()
     try:
         try:
             await container.store.async_()
             if role != "worker" and not settings.single_process_store:
-                lost_lock = (await container.ingest_lock.async_()).lost
-                watcher = asyncio.create_task(_stop_when_lost(lost_lock, stop))
+                ingest_lock = await container.ingest_lock.async_()
         except StoreError as refused:  # unreachable, not ours, a second ingest: one line, exit 2
             print(f"vidrelay: {refused}", file=sys.stderr)
             return EXIT_USAGE
@@ -109,22 +109,26 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
                 return refused_code
             if role != "ingest":
                 await engine.start()
+            damaged = asyncio.create_task(_stop_when_damaged(engine, stop))
             try:
                 if role == "worker":
                     await stop.wait()
-                    return EXIT_OK
-                code = await _receive_updates(
-                    settings,
-                    dispatcher,
-                    bot,
-                    webhook,
-                    stop,
-                    observed.liveness,
-                    await container.account.async_(),
-                    container.clock(),
-                )
-                return EXIT_FATAL if lost_lock is not None and lost_lock.is_set() else code
+                    code = EXIT_OK
+                else:
+                    code = await _receive_updates(
+                        settings,
+                        dispatcher,
+                        bot,
+                        webhook,
+                        stop,
+                        observed.liveness,
+                        ingest_lock,
+                        await container.account.async_(),
+                        container.clock(),
+                    )
+                return EXIT_USAGE if engine.damage is not None else code
             finally:
+                damaged.cancel()
                 observed.liveness.stopped()
                 grace = settings.shutdown_grace_seconds
                 log.info("stopping: in-flight jobs may finish for %ss", grace)
@@ -136,16 +140,32 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
             if metrics is not None:
                 await metrics.cleanup()
     finally:
-        if watcher is not None:
-            watcher.cancel()
         await shutdown(container)  # the ingest lock, if taken, goes with it
 
 
-async def _stop_when_lost(lost_lock: asyncio.Event, stop: asyncio.Event) -> None:
-    """From the moment the lock's connection ends another ingest may start, and two pollers of
-    one bot must never run: this one stops (exit 1; a supervisor restarts it to queue up again)."""
-    await lost_lock.wait()
-    log.critical("the connection holding the ingest lock ended: stopping")
+async def _receive_updates(
+    settings: Settings,
+    dispatcher: Dispatcher,
+    bot: Bot,
+    webhook: bool,
+    stop: asyncio.Event,
+    liveness: Liveness,
+    lock: PollingLock,
+    account: BotAccount,
+    clock: Clock,
+) -> int:
+    await publish_menus(account, command_menus(settings.admin_user_ids))
+    if webhook:
+        return await serve_webhook(settings, dispatcher, bot, account, clock, stop, liveness)
+    await leave_webhook(account)
+    return await poll(
+        dispatcher, bot, stop, liveness, lock, poll_seconds=_poll_seconds(settings.health_stale_seconds)
+    )
+
+
+async def _stop_when_damaged(engine: Engine, stop: asyncio.Event) -> None:
+    """A store whose data is damaged serves nobody: the process stops (exit 2), as at its open."""
+    await engine.until_damaged()
     stop.set()
 
 
@@ -186,45 +206,6 @@ async def _reach_telegram(container: Container, stop: asyncio.Event) -> int | No
                 extra={"error": refused.describe()},
             )
     return EXIT_USAGE
-
-
-async def _receive_updates(
-    settings: Settings,
-    dispatcher: Dispatcher,
-    bot: Bot,
-    webhook: bool,
-    stop: asyncio.Event,
-    liveness: Liveness,
-    account: BotAccount,
-    clock: Clock,
-) -> int:
-    await publish_menus(account, command_menus(settings.admin_user_ids))
-    if webhook:
-        return await serve_webhook(settings, dispatcher, bot, account, clock, stop, liveness)
-    await leave_webhook(account)
-    polling = asyncio.create_task(
-        dispatcher.start_polling(
-            bot,
-            handle_signals=False,
-            close_bot_session=False,
-            allowed_updates=dispatcher.resolve_used_update_types(),
-            polling_timeout=_poll_seconds(settings.health_stale_seconds),
-        )
-    )
-    liveness.polling(polling)
-    stopping = asyncio.create_task(stop.wait())
-    await asyncio.wait({polling, stopping}, return_when=asyncio.FIRST_COMPLETED)
-    if polling.done():
-        stopping.cancel()
-        error = polling.exception()
-        log.critical("polling stopped unexpectedly", exc_info=error)
-        return EXIT_FATAL
-    log.info("signal received: stopping polling")
-    with contextlib.suppress(RuntimeError):
-        await dispatcher.stop_polling()
-    with contextlib.suppress(Exception):
-        await polling
-    return EXIT_OK
 
 
 def _poll_seconds(stale_seconds: float) -> int:

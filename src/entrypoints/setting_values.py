@@ -4,7 +4,7 @@ setting is made of (the PostgreSQL URL of its parts)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import quote, urlsplit
 
 from pydantic import SecretStr
@@ -69,3 +69,63 @@ def split_host_ports(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return tuple(host_port(str(part)) for part in value)
     return value
+
+
+class _Combined(Protocol):
+    """The settings that only make sense together (entrypoints.settings.Settings)."""
+
+    @property
+    def store(self) -> str: ...
+
+    @property
+    def telegram_local_mode(self) -> bool: ...
+
+    @property
+    def telegram_api_url(self) -> str: ...
+
+    @property
+    def database_url(self) -> SecretStr | None: ...
+
+    @property
+    def database_host(self) -> str | None: ...
+
+    @property
+    def database_port(self) -> int: ...
+
+    @property
+    def database_user(self) -> str: ...
+
+    @property
+    def database_password(self) -> SecretStr | None: ...
+
+    @property
+    def database_name(self) -> str: ...
+
+
+def inconsistency(settings: _Combined, *, cloud_bot_api: str) -> str | None:
+    """Why these settings cannot go together, naming the variables; None when they can."""
+    if settings.telegram_local_mode and settings.telegram_api_url == cloud_bot_api:
+        return (
+            "VIDRELAY_TELEGRAM_LOCAL_MODE=true needs VIDRELAY_TELEGRAM_API_URL of a local Bot API"
+            " server (api.telegram.org takes no file:// uploads)"
+        )
+    if settings.database_url is not None and settings.database_host is not None:
+        return "set VIDRELAY_DATABASE_URL or VIDRELAY_DATABASE_HOST (with its parts), not both"
+    if settings.store == "postgres" and settings.database_url is None and settings.database_host is None:
+        return "VIDRELAY_DATABASE_URL (or VIDRELAY_DATABASE_HOST) is required with VIDRELAY_STORE=postgres"
+    return None
+
+
+def dsn_of(settings: _Combined) -> str:
+    if settings.database_url is not None:
+        return settings.database_url.get_secret_value()
+    if settings.database_host is None:
+        return ""
+    password = settings.database_password.get_secret_value() if settings.database_password else ""
+    return postgres_dsn(
+        settings.database_host,
+        settings.database_port,
+        settings.database_user,
+        password,
+        settings.database_name,
+    )

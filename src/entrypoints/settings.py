@@ -55,7 +55,6 @@ class Settings(BaseSettings):
     )
     database_host: str | None = Field(
         None,
-        min_length=1,
         description="instead of the URL: the PostgreSQL server, with the port, user, password and database "
         "below, each taken as written (a password may hold `/`, `#`, `@`, `%`)",
     )
@@ -65,6 +64,30 @@ class Settings(BaseSettings):
     database_name: str = Field("vidrelay", min_length=1, description="with `VIDRELAY_DATABASE_HOST`")
     database_pool_size: int = Field(
         4, ge=2, le=100, description="PostgreSQL connections per process, besides the listening one"
+    )
+    database_statement_timeout_seconds: float = Field(
+        15.0,
+        gt=0,
+        le=3600,
+        description="a PostgreSQL call that runs longer fails and is retried (the server stops it; "
+        "behind a silent network the call gives up 2 s later and its connection is dropped)",
+    )
+    database_idle_in_transaction_timeout_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=3600,
+        description="the server ends a vidrelay session that sits this long inside a transaction, "
+        "and its locks go with it",
+    )
+    database_keepalive_seconds: float = Field(
+        10.0,
+        ge=1,
+        le=3600,
+        description="an idle PostgreSQL connection is probed (TCP keepalive, both ends) after this "
+        "long, so a peer that vanished is noticed within about twice it",
+    )
+    database_connect_timeout_seconds: float = Field(
+        10.0, gt=0, le=600, description="a connection to PostgreSQL that takes longer fails and is retried"
     )
     job_concurrency: int = Field(3, ge=1, le=64, description="jobs at once")
     ytdlp_concurrency: int = Field(3, ge=1, le=64, description="yt-dlp processes at once")
@@ -120,9 +143,8 @@ class Settings(BaseSettings):
     )
     proxy: SecretStr | None = Field(
         None,
-        description="yt-dlp's way out: `http://[user:password@]host:port` of your proxy (a residential one "
-        "for sites that refuse datacenter addresses); the SSRF guard still checks every address and has "
-        "the proxy connect to the one it checked",
+        description="yt-dlp's way out: `http://[user:password@]host:port` of your proxy (for sites that "
+        "refuse datacenter addresses); the SSRF guard still checks every address first",
     )
     allow_private_urls: bool = Field(
         False, description="SSRF guard off: any address, for the link and every request made for it"
@@ -162,10 +184,7 @@ class Settings(BaseSettings):
         description="the address `/metrics` and `/healthz` listen on: `127.0.0.1` keeps them on this machine",
     )
     health_stale_seconds: float = Field(
-        60.0,
-        ge=2,
-        le=3600,
-        description="`/healthz` answers 503 once no getUpdates (or webhook request) succeeded for this long",
+        60.0, ge=2, le=3600, description="`/healthz` is 503 once no update came from Telegram this long"
     )
     log_format: Literal["text", "json"] = Field(
         "text", description="`text` (key=value) or `json`, one line per event"
@@ -221,18 +240,9 @@ class Settings(BaseSettings):
         return value.rstrip("/")
 
     @model_validator(mode="after")
-    def _postgres_needs_its_url(self) -> Settings:
-        if self.telegram_local_mode and self.telegram_api_url == CLOUD_BOT_API:
-            raise ValueError(
-                "VIDRELAY_TELEGRAM_LOCAL_MODE=true needs VIDRELAY_TELEGRAM_API_URL of a local Bot API"
-                " server (api.telegram.org takes no file:// uploads)"
-            )
-        if self.database_url is not None and self.database_host is not None:
-            raise ValueError("set VIDRELAY_DATABASE_URL or VIDRELAY_DATABASE_HOST (with its parts), not both")
-        if self.store == "postgres" and self.database_url is None and self.database_host is None:
-            raise ValueError(
-                "VIDRELAY_DATABASE_URL (or VIDRELAY_DATABASE_HOST) is required with VIDRELAY_STORE=postgres"
-            )
+    def _consistent(self) -> Settings:
+        if (problem := values.inconsistency(self, cloud_bot_api=CLOUD_BOT_API)) is not None:
+            raise ValueError(problem)
         return self
 
     @property
@@ -247,17 +257,8 @@ class Settings(BaseSettings):
 
     @property
     def database_dsn(self) -> str:
-        if self.database_url is not None:
-            return self.database_url.get_secret_value()
-        if self.database_host is None:
-            return ""
-        return values.postgres_dsn(
-            self.database_host,
-            self.database_port,
-            self.database_user,
-            self.database_password.get_secret_value() if self.database_password else "",
-            self.database_name,
-        )
+        """VIDRELAY_DATABASE_URL, or the URL of its parts (empty: neither is set)."""
+        return values.dsn_of(self)
 
     @property
     def upload_limit_bytes(self) -> int:
@@ -289,9 +290,7 @@ class Settings(BaseSettings):
 
     @property
     def egress_guard(self) -> Literal["on", "direct", "off"]:
-        """The guard's proxy between the tools and the network; with the guard off it is not started
-        at all (nothing to check), so yt-dlp and ffmpeg connect directly, or straight through
-        VIDRELAY_PROXY ("direct")."""
+        """The guard's proxy, or with the guard off none (nothing to check): "direct" to VIDRELAY_PROXY."""
         if not self.allow_private_urls:
             return "on"
         return "direct" if self.proxy is not None else "off"

@@ -30,6 +30,8 @@ from ports.errors import StoreError, StoreRefused
 from ports.notices import WorkNotices
 from ports.store import Store
 
+DEFAULT_CHECK_SECONDS: Final = 10.0
+"""The open's PRAGMA quick_check of an existing file may take this long (opening.py)."""
 DEFAULT_SYNCHRONOUS: Final = "FULL"
 """Every commit is on disk (fsynced) before anyone hears "done"; bench/queue_throughput.py
 measures what this costs against NORMAL."""
@@ -64,6 +66,7 @@ class SqliteStore(
         *,
         synchronous: str = DEFAULT_SYNCHRONOUS,
         busy_timeout_seconds: float = 5.0,
+        check_seconds: float = DEFAULT_CHECK_SECONDS,
         migrations: Sequence[Migration] = MIGRATIONS,
         connection_class: type[sqlite3.Connection] = sqlite3.Connection,
         clock: Clock | None = None,
@@ -71,12 +74,12 @@ class SqliteStore(
         """Open (creating if needed) and migrate the file at `path`. `clock`: the timer of the
         watch for other processes' commits (`on_work`); a store without one offers no notices.
 
-        StoreRefused when the file is not ours to touch (then it is left as it was); StoreError
-        when it cannot be opened now."""
+        StoreRefused when the file is not ours to touch or is damaged (then it is left as it
+        was); StoreError when it cannot be opened now. `check_seconds` bounds the damage check."""
         level = synchronous.upper()
         if level not in SYNCHRONOUS_LEVELS:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS_LEVELS}, not {synchronous!r}")
-        settings = FileSettings(path, level, busy_timeout_seconds, connection_class)
+        settings = FileSettings(path, level, busy_timeout_seconds, connection_class, check_seconds)
         connection = SqliteConnection(settings)
         try:
             await connection.start(partial(open_checked, settings, migrations))

@@ -27,6 +27,9 @@ class EngineConfig:
     """A retry or dead-letter report (flood control may hold it) gets this long."""
     health_grace_seconds: float = 30.0
     """Fewer live workers than `concurrency` for longer than this is unhealthy."""
+    stall_seconds: float = 60.0
+    """Claimable work waiting this long while a worker is free and nothing was claimed is
+    unhealthy: twice the idle workers' fallback wake, so a lost wake-up alone never trips it."""
     error_backoff: RetryPolicy = field(
         default_factory=lambda: RetryPolicy(base_seconds=0.5, cap_seconds=30.0, jitter=0.5)
     )

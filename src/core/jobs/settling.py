@@ -24,6 +24,7 @@ from core.jobs.registry import JobType
 from core.jobs.signals import Signal
 from core.lifecycle.effects import Complete, DeadLetter, Effect, Release, ScheduleRetry
 from ports.clock import Clock
+from ports.errors import StoreRefused
 from ports.jobs import Job
 from ports.queue import JobQueue
 from ports.telemetry import JobEvents
@@ -131,6 +132,8 @@ class Settler:
             tries += 1
             try:
                 landed = await self._health.write(write())
+            except StoreRefused:
+                raise  # no try can land (a damaged file): the engine stops instead
             except Exception:
                 log.warning("job %s failed, trying again", what, exc_info=True, extra=log_fields(job))
                 await self._clock.sleep(backoff.next())

@@ -22,6 +22,7 @@ from core.jobs.signals import Signal
 from core.jobs.tasks import first_of, settle
 from core.lifecycle.effects import Complete, ScheduleRetry
 from ports.clock import Clock
+from ports.errors import StoreRefused
 from ports.jobs import Job
 
 log = logging.getLogger("vidrelay.engine")
@@ -69,6 +70,8 @@ class Worker:
                     self._nothing_claimed.reset()
                     done = await self._process_contained(job)
                 self._errors.reset()
+            except StoreRefused:
+                return  # the store is damaged: the engine stops (it said why, once)
             except Exception:
                 log.exception("worker %d: the store failed; backing off", self._number)
                 # An enqueue that landed meanwhile says the store takes writes again: go at once.

@@ -60,6 +60,10 @@ class Workers(Protocol):
 
     def health(self) -> EngineHealth: ...
 
+    async def stalled(self) -> str | None:
+        """Why claimable work waits though a worker is free, or None (StoreError: ask the store)."""
+        ...
+
 
 def health_problem(liveness: Liveness, workers: Workers) -> str | None:
     """Why this process is unhealthy, in a few words; None when it is healthy."""

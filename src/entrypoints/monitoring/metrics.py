@@ -60,6 +60,8 @@ def metrics_app(observed: Observed) -> web.Application:
         if problem is None:
             try:
                 await observed.status.counts()
+                if observed.liveness.runs_jobs:
+                    problem = await observed.workers.stalled()
             except StoreError as error:
                 problem = f"the store does not answer: {error}"
         if problem is None:

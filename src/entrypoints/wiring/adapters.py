@@ -31,7 +31,9 @@ from adapters.ytdlp.locator import YtDlpLocator
 from adapters.ytdlp.updater import YtDlpUpdater
 from core.update_freshness import UpdateFreshness
 from core.url_policy import GuardRules
-from entrypoints.wiring.stores import Stores
+from entrypoints.settings import Settings
+from entrypoints.wiring.stores import Stores, postgres_limits
+from ports.clock import Clock
 from ports.net import HostResolver
 from ports.telemetry import ApiEvents, UpdateEvents
 
@@ -76,11 +78,12 @@ async def bot_session(
         await bot.session.close()
 
 
-async def _ingest_lock(dsn: str) -> AsyncIterator[IngestLock]:
-    """Held from the moment it is asked for until the container shuts down."""
+async def _ingest_lock(settings: Settings, clock: Clock) -> AsyncIterator[IngestLock]:
+    """Kept from the moment it is asked for until the container shuts down: while it is in doubt
+    the ingest does not poll (entrypoints/bot/polling.py)."""
     from adapters.postgres.ingest_lock import IngestLock  # noqa: PLC0415 - the `postgres` extra
 
-    lock = await IngestLock.take(dsn)
+    lock = await IngestLock.take(settings.database_dsn, postgres_limits(settings), clock=clock)
     try:
         yield lock
     finally:
@@ -106,7 +109,7 @@ class Adapters(Stores):
     work_notices = providers.Selector(
         settings.provided.store, postgres=store, sqlite=store, memory=providers.Object(None)
     )
-    ingest_lock = providers.Resource(_ingest_lock, settings.provided.database_dsn)
+    ingest_lock = providers.Resource(_ingest_lock, settings, clock)
     """PostgreSQL only: the one process per database that receives Telegram's updates."""
 
     blob_files = providers.Singleton(LocalBlobFiles, settings.provided.data_dir)

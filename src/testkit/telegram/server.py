@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from pathlib import Path
@@ -118,9 +119,17 @@ class BotApiServer(LoopbackServer):
             result = await self._run(method, call, chat_id)
         except ApiError as error:
             files = call.files if call is not None else {}
-            self._record(CallRecord(name, raw, at, chat_id, files, False, error.code, error.description))
+            ended = time.monotonic()
+            self._record(
+                CallRecord(name, raw, at, chat_id, files, False, error.code, error.description, None, ended)
+            )
             return web.json_response(error.to_api(), status=error.code)
-        self._record(CallRecord(name, raw, at, chat_id, call.files, result=result))
+        except asyncio.CancelledError:
+            files = call.files if call is not None else {}
+            gone = "cancelled: the client went away"
+            self._record(CallRecord(name, raw, at, chat_id, files, False, None, gone, None, time.monotonic()))
+            raise
+        self._record(CallRecord(name, raw, at, chat_id, call.files, result=result, ended=time.monotonic()))
         return web.json_response({"ok": True, "result": result})
 
     async def _run(self, method: Method, call: Call, chat_id: int | None) -> Any:

@@ -9,6 +9,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from entrypoints.settings import SettingsError, load_settings, misspelt_settings
+from entrypoints.wiring.stores import postgres_limits
 
 VIDRELAY = Path(sys.executable).with_name("vidrelay")
 
@@ -24,6 +25,24 @@ def test_defaults_follow_the_spec() -> None:
     assert (s.shutdown_grace_seconds, s.confirm_longer_than_seconds, s.max_queued_per_user) == (30, 1200, 10)
     assert s.allowed_chat_ids == ()
     assert s.upload_limit_bytes == 50 * 1024 * 1024
+
+
+def test_every_postgres_wait_is_bounded_by_default_and_each_bound_is_a_setting() -> None:
+    defaults = postgres_limits(load_settings({}))
+    assert (defaults.statement_seconds, defaults.idle_in_transaction_seconds) == (15, 30)
+    assert (defaults.keepalive_seconds, defaults.connect_seconds) == (10, 10)
+    chosen = postgres_limits(
+        load_settings(
+            {
+                "VIDRELAY_DATABASE_STATEMENT_TIMEOUT_SECONDS": "4",
+                "VIDRELAY_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS": "5",
+                "VIDRELAY_DATABASE_KEEPALIVE_SECONDS": "6",
+                "VIDRELAY_DATABASE_CONNECT_TIMEOUT_SECONDS": "7",
+            }
+        )
+    )
+    assert (chosen.statement_seconds, chosen.idle_in_transaction_seconds) == (4, 5)
+    assert (chosen.keepalive_seconds, chosen.connect_seconds, chosen.call_seconds) == (6, 7, 6)
 
 
 def test_lists_are_comma_separated_and_local_mode_raises_the_limit() -> None:
