@@ -22,7 +22,6 @@ HELP = (
     "• Works in private chats and in groups (add me to a group; I only post the videos).\n"
     "• <code>/audio &lt;url&gt;</code> sends the sound only; <code>/video &lt;url&gt;</code> the video.\n"
     "• <code>/settings</code>: the quality, the sound only by default, and in groups long videos.\n"
-    "• <code>/verbose &lt;url&gt;</code> shows yt-dlp's full output while it works.\n"
     "• Inline: type <code>@{bot} &lt;url&gt;</code> in any chat."
 )
 HELP_BOT_NAME = "bot"
@@ -126,7 +125,9 @@ BUTTON_TOGGLE = "{label}: {state}"
 BUTTON_SELECTED = "✅ {label}"
 ON, OFF = "on", "off"
 
-# /status (the operator's)
+# /status and /id (the operator's), a chat off the allowlist (answered once an hour)
+IDS = "<b>Your user id:</b> <code>{user_id}</code>\n<b>This chat's id:</b> <code>{chat_id}</code>"
+NOT_ALLOWED = "🙏 Sorry, I serve only allowed chats. Ask my operator to add this one: <code>{chat_id}</code>"
 STATUS_LINE = "<b>{label}:</b> {value}"
 STATUS_QUEUE = "Queue"
 STATUS_IN_FLIGHT = "In flight"

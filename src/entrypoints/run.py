@@ -11,7 +11,8 @@ see entrypoints/commands.py) → store (and on PostgreSQL, for a process that re
 ingest lock) (a file that is not ours, or a database that cannot be
 reached, exits 2) → Telegram's getMe (asked again with a capped backoff while Telegram does not
 answer; a refused token exits 2) → engine (crash attribution of a dead previous process's jobs,
-dead-lettering of jobs that killed earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop
+dead-lettering of jobs that killed earlier boots) → the command menus (setMyCommands) → a
+webhook left behind deleted → polling. Stop order on SIGTERM/SIGINT: stop
 polling → stop claiming, let in-flight jobs and links still waiting for the store finish for the
 grace period → the log messages' last edits (a few seconds) → close. A polling loop that dies
 is fatal: logged, exit 1. An ingest whose lock is in doubt stops polling until it holds the
@@ -27,19 +28,22 @@ import sys
 from typing import Literal
 
 from aiogram import Bot, Dispatcher
-from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
-from aiohttp import web
 from returns.result import Failure, Success
 
 from adapters.telegram.account import token_problem
+from core.command_menus import command_menus
 from core.jobs.engine import Engine
-from core.startup import reach_chat_service
+from core.startup import leave_webhook, publish_menus, reach_chat_service
 from entrypoints.bot.polling import AlwaysHeld, PollingLock, poll
+from entrypoints.bot.webhook import serve_webhook
 from entrypoints.container import Container, shutdown
+from entrypoints.listening import ListenRefused
 from entrypoints.logs import configure_logging
 from entrypoints.monitoring.health import Liveness
 from entrypoints.monitoring.metrics import start_metrics
-from entrypoints.settings import Settings
+from entrypoints.settings import Settings, misspelt_settings
+from ports.bot_account import BotAccount
+from ports.clock import Clock
 from ports.errors import StoreError
 
 log = logging.getLogger("vidrelay.run")
@@ -52,6 +56,8 @@ Role = Literal["all", "ingest", "worker"]
 
 def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
     configure_logging(settings.log_format, settings.log_level)
+    for misspelt in misspelt_settings():
+        log.warning(misspelt)
     if settings.bot_token is None:
         print("vidrelay: VIDRELAY_BOT_TOKEN is required to run the bot", file=sys.stderr)
         return EXIT_USAGE
@@ -70,6 +76,9 @@ def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") ->
         return EXIT_USAGE
     try:
         return asyncio.run(serve(settings, webhook=webhook, role=role))
+    except ListenRefused as refused:  # a port in use: a setting to fix, like a bad value
+        print(f"vidrelay: {refused}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception:
         log.exception("fatal error, exiting")
         return EXIT_FATAL
@@ -94,7 +103,7 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
         observed = await container.observed.async_()
         observed.liveness.expect(updates=role != "worker", jobs=role != "ingest")
         # Up before Telegram is reached: /healthz says why not yet, /metrics counts the errors.
-        metrics = await start_metrics(observed, settings.metrics_port)
+        metrics = await start_metrics(observed, settings.metrics_port, settings.metrics_host)
         try:
             if (refused_code := await _reach_telegram(container, stop)) is not None:
                 return refused_code
@@ -107,14 +116,22 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
                     code = EXIT_OK
                 else:
                     code = await _receive_updates(
-                        settings, dispatcher, bot, webhook, stop, observed.liveness, ingest_lock
+                        settings,
+                        dispatcher,
+                        bot,
+                        webhook,
+                        stop,
+                        observed.liveness,
+                        ingest_lock,
+                        await container.account.async_(),
+                        container.clock(),
                     )
                 return EXIT_USAGE if engine.damage is not None else code
             finally:
                 damaged.cancel()
                 observed.liveness.stopped()
                 grace = settings.shutdown_grace_seconds
-                log.warning("stopping: in-flight jobs may finish for %ss", grace)
+                log.info("stopping: in-flight jobs may finish for %ss", grace)
                 intake = await container.intake.async_()
                 await asyncio.gather(engine.stop(grace), intake.close(grace))
                 # The videos are out; their logs' last edits may still be on their way.
@@ -134,10 +151,16 @@ async def _receive_updates(
     stop: asyncio.Event,
     liveness: Liveness,
     lock: PollingLock,
+    account: BotAccount,
+    clock: Clock,
 ) -> int:
+    await publish_menus(account, command_menus(settings.admin_user_ids))
     if webhook:
-        return await _webhook(settings, dispatcher, bot, stop, liveness)
-    return await poll(dispatcher, bot, stop, liveness, lock)
+        return await serve_webhook(settings, dispatcher, bot, account, clock, stop, liveness)
+    await leave_webhook(account)
+    return await poll(
+        dispatcher, bot, stop, liveness, lock, poll_seconds=_poll_seconds(settings.health_stale_seconds)
+    )
 
 
 async def _stop_when_damaged(engine: Engine, stop: asyncio.Event) -> None:
@@ -164,7 +187,7 @@ async def _reach_telegram(container: Container, stop: asyncio.Event) -> int | No
     for task in (reaching, stopping):
         task.cancel()
     if not reaching.done() or reaching.cancelled():
-        log.warning("signal received while waiting for Telegram: exiting")
+        log.info("signal received while waiting for Telegram: exiting")
         return EXIT_OK
     match reaching.result():
         case Success(name):
@@ -174,35 +197,17 @@ async def _reach_telegram(container: Container, stop: asyncio.Event) -> int | No
             log.critical(
                 "Telegram rejected VIDRELAY_BOT_TOKEN (%s): check the token @BotFather gave",
                 refused.describe(),
+                extra={"error": refused.describe()},
             )
         case Failure(refused):
             log.critical(
-                "the Bot API refused getMe (%s): check VIDRELAY_TELEGRAM_API_URL", refused.describe()
+                "the Bot API refused getMe (%s): check VIDRELAY_TELEGRAM_API_URL",
+                refused.describe(),
+                extra={"error": refused.describe()},
             )
     return EXIT_USAGE
 
 
-async def _webhook(
-    settings: Settings, dispatcher: Dispatcher, bot: Bot, stop: asyncio.Event, liveness: Liveness
-) -> int:
-    assert settings.webhook_url is not None
-    assert settings.webhook_secret is not None
-    secret = settings.webhook_secret.get_secret_value()
-    web_app = web.Application()
-    SimpleRequestHandler(dispatcher=dispatcher, bot=bot, secret_token=secret).register(
-        web_app, path="/webhook"
-    )
-    setup_application(web_app, dispatcher, bot=bot)
-    runner = web.AppRunner(web_app, access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "0.0.0.0", settings.webhook_port).start()  # noqa: S104 - behind the proxy
-    await bot.set_webhook(
-        settings.webhook_url, secret_token=secret, allowed_updates=dispatcher.resolve_used_update_types()
-    )
-    liveness.webhook(listening=True)
-    try:
-        await stop.wait()
-    finally:
-        liveness.stopped()
-        await runner.cleanup()
-    return EXIT_OK
+def _poll_seconds(stale_seconds: float) -> int:
+    """A long poll that answers well within the staleness window: a quiet bot stays healthy."""
+    return max(1, min(10, int(stale_seconds / 3)))

@@ -120,8 +120,8 @@ class WorkListener(WorkNotices):
                 await self._listen_once()
                 backoff = _BACKOFF_FIRST  # it was listening: the next try is at once
                 continue
-            except Exception as error:  # noqa: BLE001 - driver errors, and anything else: go on
-                log.warning("postgres: cannot listen for work (retry in %.1fs): %s", backoff, error)
+            except Exception as error:  # driver errors, and anything else: go on
+                log.warning("postgres: cannot listen for work (retry in %.1fs)", backoff, exc_info=error)
             await self._clock.sleep(backoff)
             backoff = min(backoff * 2, _BACKOFF_CAP)
 

@@ -16,7 +16,8 @@ class EngineConfig:
     """Short: a dead worker's jobs come back this soon. The heartbeat keeps live ones held."""
     heartbeat_seconds: float = 10.0
     max_idle_seconds: float = 30.0
-    """Safety net for rows enqueued by another process (the CLI); in-process enqueues wake at once."""
+    """Safety net for work of another process: in-process enqueues wake at once, and the stores
+    announce other processes' (PostgreSQL by NOTIFY, SQLite through the file's data_version)."""
     sole_instance: bool = True
     """This process is the store's only user (SQLite under the instance lock): at boot, every
     other holder of a row is dead."""

@@ -15,7 +15,7 @@ from core import texts
 from core.jobs.backoff import Backoff
 from core.jobs.claims import Claims
 from core.jobs.fields import log_fields
-from core.jobs.outcome import JobFailure
+from core.jobs.outcome import INTERNAL, JobFailure
 from core.jobs.running import Attempts
 from core.jobs.settling import Settler
 from core.jobs.signals import Signal
@@ -111,7 +111,7 @@ class Worker:
             # A bug of ours, not the job's: charge the attempt and let the row go, so the job
             # retries (and is buried once spent) instead of staying held by this process.
             log.exception("worker %d: processing the job failed", self._number, extra=log_fields(job))
-            failure = JobFailure(texts.INTERNAL_ERROR.format(error=error))
+            failure = JobFailure(texts.INTERNAL_ERROR.format(error=error), code=INTERNAL)
             retry = ScheduleRetry(self._clock.now() + self._errors.next(), failure.reason)
             await self._settler.apply(job, retry, None, failure)
             return None

@@ -69,7 +69,7 @@ class ChatSender:
             await deliver(self._messenger, self._clock, view.to, view.state, text)
         except MessengerError as error:
             # Given up on this text; the next change of the view tries again.
-            log.warning("log message not delivered: %s", error.description, extra={"chat_id": self.chat_id})
+            log.warning("log message not delivered", exc_info=error, extra={"chat_id": self.chat_id})
         finally:
             view.in_flight = None
             view.delivered(version, self._clock.now(), EDIT_INTERVAL_SECONDS)

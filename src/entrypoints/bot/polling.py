@@ -39,9 +39,16 @@ class AlwaysHeld:
 
 
 async def poll(
-    dispatcher: Dispatcher, bot: Bot, stop: asyncio.Event, liveness: Liveness, lock: PollingLock
+    dispatcher: Dispatcher,
+    bot: Bot,
+    stop: asyncio.Event,
+    liveness: Liveness,
+    lock: PollingLock,
+    *,
+    poll_seconds: int = 10,
 ) -> int:
-    """Poll while `lock` is held, until `stop`; EXIT_FATAL when polling itself dies."""
+    """Poll while `lock` is held, until `stop`; EXIT_FATAL when polling itself dies. Each long poll
+    lasts at most `poll_seconds`."""
     while True:
         if not await _first(lock.held.wait(), stop.wait()):
             return EXIT_OK
@@ -51,6 +58,7 @@ async def poll(
                 handle_signals=False,
                 close_bot_session=False,
                 allowed_updates=dispatcher.resolve_used_update_types(),
+                polling_timeout=poll_seconds,
             )
         )
         liveness.polling(polling)
@@ -60,10 +68,10 @@ async def poll(
         stopping.cancel()
         if polling.done():
             error = polling.exception()
-            log.critical("polling stopped unexpectedly: %s", error, exc_info=error)
+            log.critical("polling stopped unexpectedly", exc_info=error)
             return EXIT_FATAL
         if stop.is_set():
-            log.warning("signal received: stopping polling")
+            log.info("signal received: stopping polling")
         # Not polling.cancel(): aiogram then logs "Polling stopped" and leaves its inner polling
         # task running. Its stop signal cancels that task, and the long poll with it, at once.
         with contextlib.suppress(RuntimeError):

@@ -36,9 +36,10 @@ async def _memory_store() -> AsyncIterator[Store]:
     await store.close()
 
 
-async def _sqlite_store(path: Path, synchronous: str) -> AsyncIterator[Store]:
+async def _sqlite_store(path: Path, synchronous: str, clock: Clock) -> AsyncIterator[Store]:
     path.parent.mkdir(parents=True, exist_ok=True)
-    store = await SqliteStore.open(path, synchronous=synchronous)
+    # The clock times the watch for other processes' commits (`vidrelay jobs retry`).
+    store = await SqliteStore.open(path, synchronous=synchronous, clock=clock)
     try:
         yield store
     finally:
@@ -84,6 +85,7 @@ class Stores(containers.DeclarativeContainer):
             _sqlite_store,
             path=settings.provided.sqlite_path,
             synchronous=settings.provided.sqlite_synchronous,
+            clock=clock,
         ),
         postgres=providers.Resource(_postgres_store, settings=settings, clock=clock),
     )

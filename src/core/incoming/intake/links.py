@@ -10,12 +10,12 @@ background tries once the store takes the link.
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection
 from dataclasses import replace
 from functools import partial
 
 from returns.result import Failure
 
+from core.allowlist import ChatAllowlist
 from core.incoming.intake.announce import Announcements
 from core.incoming.intake.message import IncomingMessage, IntakeReport
 from core.incoming.intake.retries import EnqueueRetries, enqueue_download
@@ -44,8 +44,8 @@ class LinkIntake:
         choices: ChatSettingsStore,
         retries: EnqueueRetries,
         announcements: Announcements,
+        allowlist: ChatAllowlist,
         max_queued_per_user: int,
-        allowed_chat_ids: Collection[int] = (),
     ) -> None:
         self._jobs = jobs
         self._announcements = announcements
@@ -56,10 +56,7 @@ class LinkIntake:
         self._choices = choices
         self._retries = retries
         self._cap = max_queued_per_user
-        self._allowed = frozenset(allowed_chat_ids)
-
-    def allows_chat(self, chat_id: int) -> bool:
-        return not self._allowed or chat_id in self._allowed
+        self._allowlist = allowlist
 
     async def close(self, grace_seconds: float) -> None:
         """Shutdown: links still waiting for the store get the grace, then are asked for again."""
@@ -67,7 +64,9 @@ class LinkIntake:
 
     async def accept(self, message: IncomingMessage) -> IntakeReport:
         report = IntakeReport()
-        if not self.allows_chat(message.chat_id):
+        if not self._allowlist.allows(message.chat_id):
+            if extract_urls(message.text, message.entities) and not message.edited:
+                report.tell_not_allowed = self._allowlist.refused(message.chat_id, message.user_id)
             return report
         store_ok = await self._read_before(message)
         if store_ok is None:
@@ -90,7 +89,7 @@ class LinkIntake:
                 try:
                     job_id = await enqueue_download(self._jobs, request)
                 except StoreError as error:
-                    log.warning("the store refused a link, trying again in the background: %s", error)
+                    log.warning("the store refused a link, trying again in the background", exc_info=error)
                     store_ok = False
                 else:
                     if job_id is None:
@@ -113,7 +112,7 @@ class LinkIntake:
         try:
             return await self._quota.waiting_for_owner(user_id)
         except StoreError as error:
-            log.warning("the per-user cap could not be read: %s", error)
+            log.warning("the per-user cap could not be read", exc_info=error)
             return None
 
     async def _chosen(self, chat_id: int) -> ChatSettings | None:
@@ -122,7 +121,7 @@ class LinkIntake:
         try:
             return await self._choices.chat_settings(chat_id) or ChatSettings()
         except StoreError as error:
-            log.warning("the chat's settings could not be read: %s", error)
+            log.warning("the chat's settings could not be read", exc_info=error)
             return None
 
     async def _choose(self, audio: bool | None, request: DownloadRequest) -> DownloadRequest:
@@ -142,9 +141,9 @@ class LinkIntake:
                 return True
         except StoreError as error:
             if not message.edited:
-                log.warning("the store refused to remember a message: %s", error)
+                log.warning("the store refused to remember a message", exc_info=error)
                 return False
-            log.warning("an edit could not be checked against the messages read: %s", error)
+            log.warning("an edit could not be checked against the messages read", exc_info=error)
         log.info("ignored an edit of a message the bot never read", extra={"chat_id": message.chat_id})
         return None
 

@@ -33,3 +33,5 @@ class IntakeReport:
     already_handled: list[str] = field(default_factory=list)
     deferred: list[str] = field(default_factory=list)
     """The store refused these for now: they keep trying in the background (see retries.py)."""
+    tell_not_allowed: bool = False
+    """A chat off the allowlist sent links: tell it so (at most once an hour, see core.allowlist)."""

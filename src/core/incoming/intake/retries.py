@@ -103,7 +103,7 @@ class EnqueueRetries:
                         request, choose = await choose(request), None
                     job_id = await enqueue_download(self._jobs, request)
                 except StoreError as error:
-                    log.warning("link not queued yet, the store refused it: %s", error, extra=fields)
+                    log.warning("link not queued yet, the store refused it", exc_info=error, extra=fields)
                     continue
                 log.info("link queued once the store took it", extra=fields)
                 return job_id
@@ -133,4 +133,4 @@ class EnqueueRetries:
             else:
                 await self._messenger.react(request.chat_id, request.message_id, texts.BUSY_REACTION)
         except MessengerError as error:
-            log.warning("could not ask to resend: %s", error.description, extra={"chat_id": request.chat_id})
+            log.warning("could not ask to resend", exc_info=error, extra={"chat_id": request.chat_id})

@@ -49,6 +49,8 @@ def entities_of(entities: Sequence[MessageEntity] | None) -> list[Entity]:
 async def reply_to_report(message: Message, report: IntakeReport, queue_cap: int) -> None:
     """A full queue is said everywhere (the user must know the link was not taken); refused
     addresses are explained in private chats and met with silence in groups."""
+    if report.tell_not_allowed:  # in groups too: the group's id is what the operator needs
+        await message.reply(texts.NOT_ALLOWED.format(chat_id=message.chat.id))
     if report.queue_full:
         await message.reply(texts.queue_full(queue_cap))
     if message.chat.type != PRIVATE:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core import texts
+from core.allowlist import ChatAllowlist
 from core.incoming.intake.announce import Announcements
 from core.incoming.intake.links import LinkIntake
 from core.incoming.intake.retries import EnqueueRetries
@@ -85,6 +86,7 @@ def intake_over(world: World, jobs: RefusingJobs, choices: ChatSettingsStore | N
         choices=choices or world.store,
         retries=retries,
         announcements=announcements,
+        allowlist=ChatAllowlist((), world.clock),
         max_queued_per_user=10,
     )
 
