@@ -109,7 +109,7 @@ class ClaimBatcher:
         waiting, and work submitted meanwhile gets a runner of its own."""
         error = StoreError("the PostgreSQL claims task stopped")
         if not runner.cancelled() and runner.exception() is not None:
-            log.error("postgres: the claims task died: %s", runner.exception())
+            log.error("postgres: the claims task died", exc_info=runner.exception())
         _fail_all(self._running.futures(), error)
         self._running = _Batch()
         if (self._next.claims or self._next.completions) and not runner.cancelled():

@@ -160,8 +160,8 @@ class IngestLock:
         while True:
             try:
                 connection = await self._try_take()
-            except Exception as error:  # noqa: BLE001 - the server is away: try again
-                log.warning("cannot take the ingest lock again yet: %s", error)
+            except Exception as error:  # the server is away: try again
+                log.warning("cannot take the ingest lock again yet", exc_info=error)
                 connection = None
             else:
                 if connection is None and not refused:

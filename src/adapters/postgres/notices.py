@@ -61,9 +61,9 @@ class WorkNotifier:
             self._again = False
             try:
                 await self._db.execute("SELECT pg_notify($1, $2)", CHANNEL, self._token)
-            except Exception as error:  # noqa: BLE001 - a background task: it logs and ends
+            except Exception as error:  # a background task: it logs and ends
                 # The others find the work when their timers fire: a lost wake-up delays, never loses.
-                log.warning("postgres: could not announce new work: %s", error)
+                log.warning("postgres: could not announce new work", exc_info=error)
             if not self._again:
                 return
 

@@ -58,4 +58,4 @@ class Presence:
                 if taken := await db.fetchval(_TAKE_BACK_ABSENT, self.session, self._grace):
                     log.warning("postgres: %d job(s) came back from a worker whose sessions ended", taken)
         except StoreError as error:
-            log.warning("postgres: could not look for gone workers: %s", error)
+            log.warning("postgres: could not look for gone workers", exc_info=error)

@@ -215,7 +215,7 @@ class Engine(JobSubmitter):
         if self.damage is not None:
             return
         self.damage = error
-        log.critical("the store is damaged, the workers stop: %s", error)
+        log.critical("the store is damaged, the workers stop", exc_info=error)
         self._stopping.set()
         self._wake.fire()
         self._damaged.set()

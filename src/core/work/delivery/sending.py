@@ -105,7 +105,7 @@ async def after_send(
     except StoreError as error:
         # The video is out: failing the job now would send it again. What is lost is
         # bookkeeping — the next request for it downloads again, the blob sweep frees the bytes.
-        log.warning("the video was sent but the store could not record it: %s", error)
+        log.warning("the video was sent but the store could not record it", exc_info=error)
     return await to.delivered(file_id, record)
 
 

@@ -193,5 +193,7 @@ async def test_a_damaged_store_stops_the_workers_with_one_line_instead_of_loopin
 
     assert "malformed" in str(damage)
     assert queue.claims <= CONFIG.concurrency  # each worker met it once, then stopped
-    critical = [r.getMessage() for r in caplog.records if r.levelname == "CRITICAL"]
-    assert critical == [f"the store is damaged, the workers stop: {damage}"]
+    critical = [(r.getMessage(), r.exc_info) for r in caplog.records if r.levelname == "CRITICAL"]
+    assert [message for message, _ in critical] == ["the store is damaged, the workers stop"]
+    assert critical[0][1] is not None
+    assert critical[0][1][1] is damage
