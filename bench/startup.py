@@ -5,10 +5,15 @@ this process, the bot is `vidrelay run` as a child process (a temporary SQLite s
 warm-up start that is not counted, so every counted start is a restart on an existing store).
 Each round, in this order:
 
-- `import_aiogram`: `python -c 'import aiogram'`, the floor of any process that uses aiogram;
+- `import_aiogram`: `python -c 'import aiogram'`, the floor of any process that uses aiogram as it
+  ships (every one of its ~600 pydantic models built at import);
+- `import_aiogram_deferred`: the same import the way the bot makes it (`import entrypoints` first:
+  adapters/telegram/deferred_models.py, each model built when first used);
 - `jobs_stats`: `vidrelay jobs stats` on the bot's store, spawn to exit (it must not import aiogram);
 - `boot`: `vidrelay run` from spawn to its first getUpdates reaching the fake (and to its getMe,
-  which marks the end of imports and the store's opening); then SIGTERM, which must exit 0.
+  which marks the end of imports and the store's opening); then a new user's `/start`, twice:
+  the first reply pays once for the models aiogram builds on first use (`Update`, `Message`, ...),
+  the second is the steady state; then SIGTERM, which must exit 0.
 
 Figures are medians over the rounds. The targets (issue 25): boot ≤ 1.0 s, or, where importing
 aiogram alone takes longer, boot ≤ that floor + 0.3 s (`boot_target_s` is the larger of the two);
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import statistics
 import sys
 import tempfile
@@ -29,7 +35,7 @@ from pathlib import Path
 
 import harness
 from testkit.bot_process import BotProcess, bot_environment
-from testkit.telegram import FakeBotApi
+from testkit.telegram import Chat, FakeBotApi, User
 
 bench = harness.Bench("startup", __doc__)
 bench.size("--runs", 5, quick=1, help="rounds, each timing every start once")
@@ -39,6 +45,7 @@ FLOOR_ALLOWANCE_S = 0.3
 CLI_TARGET_S = 0.5
 CHILD_TIMEOUT_S = 120.0
 """A bound so a hung child fails the bench; a start takes seconds."""
+_user_ids = itertools.count(80_001)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +54,22 @@ class Boot:
     """spawn → the getMe request: the imports, the settings, the store opened."""
     polling_s: float
     """spawn → the first getUpdates long poll waiting at the fake."""
+    first_reply_s: float
+    """a new user's /start, queued while that poll waits → the bot's sendMessage reaching the fake."""
+    second_reply_s: float
+    """the same for a second new user: what a reply costs once the models are built."""
+
+
+async def reply_seconds(api: FakeBotApi) -> float:
+    user = User(next(_user_ids), "Bench")
+    sent = time.monotonic()
+    api.send_text(Chat.private(user), user, "/start")
+    call = await api.wait_for(
+        lambda: next((c for c in api.calls_of("sendMessage") if c.chat_id == user.id), None),
+        timeout=CHILD_TIMEOUT_S,
+    )
+    assert call is not None  # wait_for returns a truthy value or raises
+    return call.at - sent
 
 
 async def timed_child(args: list[str], env: dict[str, str] | None, what: str) -> tuple[float, str]:
@@ -66,8 +89,8 @@ async def timed_child(args: list[str], env: dict[str, str] | None, what: str) ->
     return took, out.decode()
 
 
-async def import_aiogram() -> float:
-    took, _ = await timed_child([sys.executable, "-c", "import aiogram"], None, "python -c 'import aiogram'")
+async def import_aiogram(code: str = "import aiogram") -> float:
+    took, _ = await timed_child([sys.executable, "-c", code], None, f"python -c {code!r}")
     return took
 
 
@@ -92,11 +115,14 @@ async def boot(api: FakeBotApi, env: dict[str, str], log: Path) -> Boot:
         polling = time.monotonic() - started
         getme = [c for c in api.calls[calls_before:] if c.method == "getMe"]
         bench.expect(bool(getme), "the bot polled without asking getMe first")
+        async with harness.alive(bot.wait(CHILD_TIMEOUT_S * 2), "the bot"):
+            first = await reply_seconds(api)
+            second = await reply_seconds(api)
         code = await bot.terminate()
         bench.expect(code == 0, f"the bot exited with {code} on SIGTERM, not 0; its log:\n{bot.log()}")
     finally:
         await bot.close()
-    return Boot(getme_s=getme[0].at - started, polling_s=polling)
+    return Boot(getme[0].at - started, polling, first, second)
 
 
 def median(values: list[float]) -> float:
@@ -113,12 +139,14 @@ async def measure(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="vidrelay-bench-") as tmp:
         root = Path(tmp)
         floors: list[float] = []
+        deferred_floors: list[float] = []
         stats: list[float] = []
         boots: list[Boot] = []
         async with FakeBotApi() as api:
             env = bot_environment(api, root / "data")
             for round_ in range(args.warmups + args.runs):
                 floor = await import_aiogram()
+                deferred = await import_aiogram("import entrypoints, aiogram")
                 if round_ == 0:  # the store a restart opens, and what `jobs stats` reads
                     await boot(api, env, root / "bot.log")
                 cli = await jobs_stats(env)
@@ -126,12 +154,15 @@ async def measure(args: argparse.Namespace) -> None:
                 counted = round_ >= args.warmups
                 if counted:
                     floors.append(floor)
+                    deferred_floors.append(deferred)
                     stats.append(cli)
                     boots.append(started)
                 print(
-                    f"round {round_ + 1}{'' if counted else ' (warm-up)'}: import aiogram {floor:.2f} s, "
+                    f"round {round_ + 1}{'' if counted else ' (warm-up)'}: import aiogram {floor:.2f} s "
+                    f"(deferred {deferred:.2f} s), "
                     f"jobs stats {cli:.2f} s, boot → getMe {started.getme_s:.2f} s, "
-                    f"→ first getUpdates {started.polling_s:.2f} s",
+                    f"→ first getUpdates {started.polling_s:.2f} s; /start answered in "
+                    f"{started.first_reply_s * 1000:.0f} ms, then {started.second_reply_s * 1000:.0f} ms",
                     flush=True,
                 )
     polling = [b.polling_s for b in boots]
@@ -146,10 +177,13 @@ async def measure(args: argparse.Namespace) -> None:
         boot_s=boot_s,
         boot_target_s=target,
         import_aiogram_s=floor_s,
+        import_aiogram_deferred_s=median(deferred_floors),
         boot_minus_floor_s=boot_s - floor_s,
         jobs_stats_s=cli_s,
         cli_target_s=CLI_TARGET_S,
         boot_to_getme_s=median([b.getme_s for b in boots]),
+        first_reply_ms=median([b.first_reply_s * 1000 for b in boots]),
+        second_reply_ms=median([b.second_reply_s * 1000 for b in boots]),
     )
 
 
