@@ -3,7 +3,7 @@
 aiogram declares its Telegram types `defer_build=True`, then, at the end of `aiogram.types`, calls
 `model_rebuild()` on every one of them to resolve their forward references (each module imports
 the types it names only for type checkers), which builds all ~400 validators and serializers at
-import; the ~170 methods build theirs as their classes are made. That is two thirds of a bot's
+import; the ~185 methods build theirs as their classes are made. That is two thirds of a bot's
 start (2–3 s of CPU on a slow core, issue 25) for models of which a bot uses a few dozen.
 aiogram 3.31 offers no switch for it (aiogram#1891 asks for a faster start; #1861, in 3.31,
 only stopped rebuilding the namespace for every model).
@@ -80,12 +80,16 @@ class _Deferral:
             return
         if "model_rebuild" in vars(telegram_object):
             del telegram_object.model_rebuild  # BaseModel's again
-        for value in self.namespace.values():
-            if isinstance(value, type) and issubclass(value, telegram_object):
-                module = sys.modules.get(value.__module__)
-                if module is not None:
-                    for name, named in self.namespace.items():
-                        vars(module).setdefault(name, named)
+        namespace = self.namespace
+        defining = {
+            value.__module__
+            for value in namespace.values()
+            if isinstance(value, type) and issubclass(value, telegram_object)
+        }
+        for name in defining:
+            if (module := sys.modules.get(name)) is not None:
+                known = vars(module)
+                known.update({missing: namespace[missing] for missing in namespace.keys() - known.keys()})
 
 
 def _defer_methods(base: ModuleType) -> None:
