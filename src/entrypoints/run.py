@@ -11,10 +11,12 @@ see entrypoints/commands.py) → store (and on PostgreSQL, for a process that re
 ingest lock) (a file that is not ours, or a database that cannot be
 reached, exits 2) → Telegram's getMe (asked again with a capped backoff while Telegram does not
 answer; a refused token exits 2) → engine (crash attribution of a dead previous process's jobs,
-dead-lettering of jobs that killed earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop
-polling → stop claiming, let in-flight jobs and links still waiting for the store finish for the
-grace period → the log messages' last edits (a few seconds) → close. A polling loop that dies
-is fatal: logged, exit 1.
+dead-lettering of jobs that killed earlier boots) → the inbox's replay (updates kept and not
+handled before the last stop) → polling or the webhook server. Stop order on SIGTERM/SIGINT:
+stop polling (a batch already fetched finishes its try to reach the inbox; nothing not kept was
+confirmed) → stop claiming, let in-flight jobs and updates being handled finish for the grace
+period (what is left stays in the store for the next start) → the log messages' last edits (a few
+seconds) → close. A polling loop that dies is fatal: logged, exit 1.
 """
 
 from __future__ import annotations
@@ -26,13 +28,15 @@ import signal
 import sys
 from typing import Literal
 
-from aiogram import Bot, Dispatcher
-from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
+from aiogram import Bot
 from aiohttp import web
 from returns.result import Failure, Success
 
 from adapters.telegram.account import token_problem
+from core.incoming.updates.polling import Polling
+from core.incoming.updates.receiving import Receiver
 from core.startup import reach_chat_service
+from entrypoints.bot.webhook import webhook_app
 from entrypoints.container import Container, shutdown
 from entrypoints.logs import configure_logging
 from entrypoints.monitoring.health import Liveness
@@ -89,8 +93,6 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
             return EXIT_USAGE
         await container.blob_files().clear_staging()  # a dead process's partial downloads
         engine = await container.engine.async_()
-        dispatcher = await container.dispatcher.async_()
-        bot = await container.bot.async_()
         observed = await container.observed.async_()
         observed.liveness.expect(updates=role != "worker", jobs=role != "ingest")
         # Up before Telegram is reached: /healthz says why not yet, /metrics counts the errors.
@@ -104,14 +106,14 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
                 if role == "worker":
                     await stop.wait()
                     return EXIT_OK
-                code = await _receive_updates(settings, dispatcher, bot, webhook, stop, observed.liveness)
+                code = await _receive_updates(container, webhook, stop, observed.liveness)
                 return EXIT_FATAL if lost_lock is not None and lost_lock.is_set() else code
             finally:
                 observed.liveness.stopped()
                 grace = settings.shutdown_grace_seconds
-                log.warning("stopping: in-flight jobs may finish for %ss", grace)
-                intake = await container.intake.async_()
-                await asyncio.gather(engine.stop(grace), intake.close(grace))
+                log.warning("stopping: in-flight jobs and updates may finish for %ss", grace)
+                lanes = await container.lanes.async_()
+                await asyncio.gather(engine.stop(grace), lanes.close(grace))
                 # The videos are out; their logs' last edits may still be on their way.
                 await (await container.log_views.async_()).drain(LOG_DRAIN_SECONDS)
         finally:
@@ -168,60 +170,55 @@ async def _reach_telegram(container: Container, stop: asyncio.Event) -> int | No
 
 
 async def _receive_updates(
-    settings: Settings,
-    dispatcher: Dispatcher,
-    bot: Bot,
-    webhook: bool,
-    stop: asyncio.Event,
-    liveness: Liveness,
+    container: Container, webhook: bool, stop: asyncio.Event, liveness: Liveness
 ) -> int:
+    """The inbox's replay first (its updates are older than any Telegram still holds), then
+    polling or the webhook server until `stop`."""
+    receiver = await container.receiver.async_()
+    if not await receiver.replay(stop):
+        return EXIT_OK
+    kinds = (await container.dispatcher.async_()).resolve_used_update_types()
     if webhook:
-        return await _webhook(settings, dispatcher, bot, stop, liveness)
-    polling = asyncio.create_task(
-        dispatcher.start_polling(
-            bot,
-            handle_signals=False,
-            close_bot_session=False,
-            allowed_updates=dispatcher.resolve_used_update_types(),
-        )
-    )
-    liveness.polling(polling)
+        bot = await container.bot.async_()
+        return await _webhook(container.settings(), receiver, bot, kinds, stop, liveness)
+    return await _poll(await container.polling.async_(), kinds, stop, liveness)
+
+
+async def _poll(polling: Polling, kinds: list[str], stop: asyncio.Event, liveness: Liveness) -> int:
+    running = asyncio.create_task(polling.run(stop, kinds), name="vidrelay-polling")
+    liveness.polling(running)
     stopping = asyncio.create_task(stop.wait())
-    await asyncio.wait({polling, stopping}, return_when=asyncio.FIRST_COMPLETED)
-    if polling.done():
+    await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    if running.done() and not stop.is_set():
         stopping.cancel()
-        error = polling.exception()
+        error = running.exception()
         log.critical("polling stopped unexpectedly: %s", error, exc_info=error)
         return EXIT_FATAL
     log.warning("signal received: stopping polling")
-    with contextlib.suppress(RuntimeError):
-        await dispatcher.stop_polling()
     with contextlib.suppress(Exception):
-        await polling
+        await running  # a batch already fetched finishes its try to reach the inbox
     return EXIT_OK
 
 
 async def _webhook(
-    settings: Settings, dispatcher: Dispatcher, bot: Bot, stop: asyncio.Event, liveness: Liveness
+    settings: Settings,
+    receiver: Receiver,
+    bot: Bot,
+    kinds: list[str],
+    stop: asyncio.Event,
+    liveness: Liveness,
 ) -> int:
     assert settings.webhook_url is not None
     assert settings.webhook_secret is not None
     secret = settings.webhook_secret.get_secret_value()
-    web_app = web.Application()
-    SimpleRequestHandler(dispatcher=dispatcher, bot=bot, secret_token=secret).register(
-        web_app, path="/webhook"
-    )
-    setup_application(web_app, dispatcher, bot=bot)
-    runner = web.AppRunner(web_app, access_log=None)
+    runner = web.AppRunner(webhook_app(receiver, secret), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, "0.0.0.0", settings.webhook_port).start()  # noqa: S104 - behind the proxy
-    await bot.set_webhook(
-        settings.webhook_url, secret_token=secret, allowed_updates=dispatcher.resolve_used_update_types()
-    )
+    await bot.set_webhook(settings.webhook_url, secret_token=secret, allowed_updates=kinds)
     liveness.webhook(listening=True)
     try:
         await stop.wait()
     finally:
         liveness.stopped()
-        await runner.cleanup()
+        await runner.cleanup()  # waits for the requests in flight: their updates reach the inbox
     return EXIT_OK

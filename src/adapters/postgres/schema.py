@@ -287,6 +287,24 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        "update inbox",
+        (
+            # An update is kept here before Telegram hears it arrived; a handled one keeps its row
+            # (handled_at) until swept, so a batch handed out again is not handled twice.
+            """
+            CREATE TABLE inbox (
+                update_id bigint PRIMARY KEY,
+                lane text NOT NULL,
+                body text NOT NULL,
+                received_at double precision NOT NULL,
+                handled_at double precision
+            )
+            """,
+            "CREATE INDEX inbox_waiting ON inbox (update_id) WHERE handled_at IS NULL",
+            "CREATE INDEX inbox_handled_at ON inbox (handled_at) WHERE handled_at IS NOT NULL",
+        ),
+    ),
 )
 
 _CREATE_VERSIONS = """
@@ -349,6 +367,7 @@ _OURS: Final = (
     "video_info",
     "handled_urls",
     "install_secrets",
+    "inbox",
 )
 
 

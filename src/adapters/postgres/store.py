@@ -1,6 +1,6 @@
 """Every store port on one PostgreSQL database, for one ingest process and many workers on many
-machines: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings)
-over one pool.
+machines: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings,
+inbox) over one pool.
 
 Unlike SQLite there is no single-instance lock: any number of processes share the database, and
 the leases, fencing tokens and dead-holder rule of the queue are what keep them apart.
@@ -19,6 +19,7 @@ from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.connection import DRIVER_ERRORS, connect, open_pool
 from adapters.postgres.database import Database
 from adapters.postgres.dsn import masked
+from adapters.postgres.inbox import PostgresInbox
 from adapters.postgres.jobs import PostgresJobQueue
 from adapters.postgres.notices import WorkListener, WorkNotifier
 from adapters.postgres.pending import PostgresPending
@@ -47,6 +48,7 @@ class PostgresStore(
     PostgresHandledUrls,
     PostgresInstallSecrets,
     PostgresChatSettings,
+    PostgresInbox,
     WorkNotices,
     Store,
 ):

@@ -1,6 +1,6 @@
 """Every store port on one embedded SQLite file (WAL, group commit), with the memory store's
 semantics: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets,
-chat_settings) over one writer."""
+chat_settings, inbox) over one writer."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from adapters.sqlite.blobs import SqliteBlobIndex
 from adapters.sqlite.caches import SqliteHandledUrls, SqliteInfoCache
 from adapters.sqlite.chat_settings import SqliteChatSettings
 from adapters.sqlite.connection import SYNCHRONOUS_LEVELS, FileSettings, SqliteConnection
+from adapters.sqlite.inbox import SqliteInbox
 from adapters.sqlite.jobs import SqliteJobQueue
 from adapters.sqlite.opening import open_checked
 from adapters.sqlite.pending import SqlitePending
@@ -41,6 +42,7 @@ class SqliteStore(
     SqliteHandledUrls,
     SqliteInstallSecrets,
     SqliteChatSettings,
+    SqliteInbox,
     Store,
 ):
     def __init__(self, connection: SqliteConnection, writer: GroupCommitWriter) -> None:

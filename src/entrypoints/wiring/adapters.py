@@ -23,6 +23,7 @@ from adapters.telegram.account import TelegramAccount
 from adapters.telegram.flood import FloodControl
 from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
+from adapters.telegram.updates import TelegramUpdates
 from adapters.ytdlp.downloader import YtDlpDownloader
 from adapters.ytdlp.heights import YtDlpFormatChoice
 from adapters.ytdlp.locator import YtDlpLocator
@@ -160,3 +161,5 @@ class Adapters(Stores):
     )
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     account = providers.Singleton(TelegramAccount, bot)
+    updates = providers.Singleton(TelegramUpdates, bot)
+    """Telegram's getUpdates long poll, for the ingest's polling."""

@@ -1,7 +1,6 @@
 """A private chat hears at once that its link was taken: the job's log message goes out when the
-job exists — at the handler, or when a link the store refused for a while lands in the background
-— not when a worker is free (`⏳ Queued — N ahead of you` while none is). The worker then carries
-on in that same message."""
+job exists, at the handler — not when a worker is free (`⏳ Queued — N ahead of you` while none
+is). The worker then carries on in that same message."""
 
 from __future__ import annotations
 

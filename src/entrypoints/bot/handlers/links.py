@@ -32,24 +32,30 @@ def setup() -> Router:
     return router
 
 
-async def on_message(message: Message, intake: LinkIntake, queue_cap: int) -> None:
-    await reply_to_report(message, await intake.accept(incoming(message)), queue_cap)
+async def on_message(message: Message, intake: LinkIntake, queue_cap: int, last_try: bool = False) -> None:
+    """`last_try`: the inbox's word that this update will not be handled again (see
+    core.incoming.updates.lanes)."""
+    report = await intake.accept(incoming(message), last_try=last_try)
+    await reply_to_report(message, report, queue_cap)
 
 
-async def on_edited_message(edited_message: Message, intake: LinkIntake, queue_cap: int) -> None:
+async def on_edited_message(
+    edited_message: Message, intake: LinkIntake, queue_cap: int, last_try: bool = False
+) -> None:
     """An edit runs only the URLs new to the message (the handled-URL guard remembers the rest),
     and only of a message the bot read when it was sent."""
-    report = await intake.accept(incoming(edited_message, edited=True))
+    report = await intake.accept(incoming(edited_message, edited=True), last_try=last_try)
     await reply_to_report(edited_message, report, queue_cap)
 
 
-async def on_verbose(message: Message, intake: LinkIntake, queue_cap: int) -> None:
+async def on_verbose(message: Message, intake: LinkIntake, queue_cap: int, last_try: bool = False) -> None:
     if message.chat.type != PRIVATE:
         return
     if not extract_urls(message.text, entities_of(message.entities)):
         await message.reply(texts.verbose_usage())
         return
-    await reply_to_report(message, await intake.accept(incoming(message, verbose=True)), queue_cap)
+    report = await intake.accept(incoming(message, verbose=True), last_try=last_try)
+    await reply_to_report(message, report, queue_cap)
 
 
 async def on_migration(message: Message, chat_settings: ChatSettingsService) -> None:
