@@ -31,8 +31,8 @@ from core.url_guard import UrlGuard
 from core.work.delivery.audio import AudioDelivery
 from core.work.delivery.turns import VideoTurns
 from core.work.delivery.video import Delivery
-from core.work.download.chat_destination import ChatDestination
-from core.work.download.chat_report import ChatReport
+from core.work.download.chat_destination import ChatDestinations
+from core.work.download.chat_report import ChatReports
 from core.work.download.job import DownloadVideo
 from core.work.download.parking import Parking
 from core.work.download.replies import Replies
@@ -115,13 +115,12 @@ class Jobs(Adapters):
         ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
     )
     replies = providers.Singleton(Replies, messenger, store)
-    # `destinations` and `reports`: factories (`.provider`), one of each per job run.
     download = providers.Singleton(
         DownloadVideo,
         delivery=delivery,
         audio=audio_delivery,
-        destinations=providers.Factory(
-            ChatDestination,
+        destinations=providers.Singleton(
+            ChatDestinations,
             messenger=messenger,
             parking=providers.Singleton(
                 Parking,
@@ -137,10 +136,10 @@ class Jobs(Adapters):
             confirm_longer_than_seconds=settings.provided.confirm_longer_than_seconds,
             deliveries=metrics,
             clock=clock,
-        ).provider,
-        reports=providers.Factory(
-            ChatReport, logs=log_views, upload_limit_bytes=settings.provided.upload_limit_bytes
-        ).provider,
+        ),
+        reports=providers.Singleton(
+            ChatReports, logs=log_views, upload_limit_bytes=settings.provided.upload_limit_bytes
+        ),
         formats=formats,
         replies=replies,
         retries=providers.Singleton(RetryReporting, log_views, clock, replies),

@@ -29,6 +29,43 @@ from ports.messenger import (
 from ports.telemetry import DeliveryEvents
 
 
+class ChatDestinations:
+    """What every download job's destination shares; one `ChatDestination` per request."""
+
+    def __init__(
+        self,
+        *,
+        messenger: Messenger,
+        parking: Parking,
+        replies: Replies,
+        turns: VideoTurns,
+        confirm_longer_than_seconds: float,
+        deliveries: DeliveryEvents,
+        clock: Clock,
+    ) -> None:
+        """`confirm_longer_than_seconds`: the operator's default, for a group that chose none;
+        `deliveries`: told how long each user waited for the video."""
+        self._messenger = messenger
+        self._parking = parking
+        self._replies = replies
+        self._turns = turns
+        self._confirm_longer_than = confirm_longer_than_seconds
+        self._deliveries = deliveries
+        self._clock = clock
+
+    def for_request(self, request: DownloadRequest) -> ChatDestination:
+        return ChatDestination(
+            request,
+            messenger=self._messenger,
+            parking=self._parking,
+            replies=self._replies,
+            turns=self._turns,
+            confirm_longer_than_seconds=self._confirm_longer_than,
+            deliveries=self._deliveries,
+            clock=self._clock,
+        )
+
+
 class ChatDestination(Destination, AudioDestination):
     def __init__(
         self,
@@ -42,9 +79,6 @@ class ChatDestination(Destination, AudioDestination):
         deliveries: DeliveryEvents,
         clock: Clock,
     ) -> None:
-        """`confirm_longer_than_seconds`: the operator's default, for a group that chose none;
-        `deliveries`: told how long each user waited for the video. The container makes one
-        per job run (`DownloadVideo`'s `destinations`), over these collaborators it builds once."""
         self._request = request
         self._messenger = messenger
         self._parking = parking

@@ -36,11 +36,21 @@ def log_view(request: DownloadRequest, logs: LogViews, job_id: int) -> LogView:
     return logs.open(job_id, request.log_address, state)
 
 
+class ChatReports:
+    """One `ChatReport` per attempt, over the process's log messages."""
+
+    def __init__(self, *, logs: LogViews, upload_limit_bytes: int) -> None:
+        self._logs = logs
+        self._limit = upload_limit_bytes
+
+    def for_attempt(self, request: DownloadRequest, context: JobContext) -> ChatReport:
+        return ChatReport(request, self._logs, context, self._limit)
+
+
 class ChatReport(Report):
     def __init__(
-        self, request: DownloadRequest, context: JobContext, *, logs: LogViews, upload_limit_bytes: int
+        self, request: DownloadRequest, logs: LogViews, context: JobContext, upload_limit_bytes: int
     ) -> None:
-        """One per attempt (`DownloadVideo`'s `reports`, made by the container)."""
         self._request = request
         self._context = context
         self._limit = upload_limit_bytes

@@ -9,8 +9,6 @@ Every failure is returned as a value; the engine decides about retrying, this jo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from returns.result import Failure
 
 from core.jobs.context import DeadJob, JobContext, RetryNotice
@@ -20,8 +18,8 @@ from core.requests.download import DownloadRequest
 from core.work.delivery.audio import AudioDelivery
 from core.work.delivery.failures import bad_payload, no_video
 from core.work.delivery.video import Delivery
-from core.work.download.chat_destination import ChatDestination
-from core.work.download.chat_report import ChatReport
+from core.work.download.chat_destination import ChatDestinations
+from core.work.download.chat_report import ChatReport, ChatReports
 from core.work.download.fan_out import fan_out
 from core.work.download.replies import Replies
 from core.work.download.retries import RetryReporting
@@ -34,14 +32,13 @@ class DownloadVideo:
         *,
         delivery: Delivery,
         audio: AudioDelivery,
-        destinations: Callable[[DownloadRequest], ChatDestination],
-        reports: Callable[[DownloadRequest, JobContext], ChatReport],
+        destinations: ChatDestinations,
+        reports: ChatReports,
         formats: FormatChoice,
         replies: Replies,
         retries: RetryReporting,
     ) -> None:
-        """`destinations` and `reports`: one of each per run, made by the container;
-        `formats`: a smaller format, for the chats that chose a quality."""
+        """`formats`: a smaller format, for the chats that chose a quality."""
         self._delivery = delivery
         self._audio = audio
         self._destinations = destinations
@@ -55,7 +52,7 @@ class DownloadVideo:
             request = DownloadRequest.from_payload(context.payload)
         except ValueError as error:
             return Failure(bad_payload(error))
-        report = self._reports(request, context)
+        report = self._reports.for_attempt(request, context)
         report.attempt_started()
         outcome: JobOutcome | None = None
         try:
@@ -74,7 +71,7 @@ class DownloadVideo:
         index = request.entry_index or 0
         if index >= len(entries):
             return Failure(no_video())
-        destination = self._destinations(request)
+        destination = self._destinations.for_request(request)
         if request.audio:
             return await self._audio.deliver(entries[index], destination, report)
         info = entries[index]
