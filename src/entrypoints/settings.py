@@ -117,10 +117,10 @@ class Settings(BaseSettings):
     )
     max_queued_per_user: int = Field(10, ge=1, description="per-user queue cap")
     intake_retry_seconds: float = Field(
-        60.0,
+        3600.0,
         gt=0,
-        description="a link the store refuses for now (locked, busy, disk full) is tried again for this "
-        "long before the user is asked to send it again",
+        description="an update kept in the inbox whose link the store will not queue yet (locked, busy, "
+        "disk full) is handled again, with backoff, for this long; then its sender is asked to send it again",
     )
     max_blob_bytes: int = Field(
         0,

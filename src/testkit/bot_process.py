@@ -50,11 +50,15 @@ def bot_environment(
 class BotProcess:
     """`vidrelay run` in its own process; its log goes to `log_path`."""
 
-    def __init__(self, env: Mapping[str, str], log_path: Path, *, role: str = "all") -> None:
+    def __init__(
+        self, env: Mapping[str, str], log_path: Path, *, role: str = "all", webhook: bool = False
+    ) -> None:
         self._env = dict(env)
         self.log_path = log_path
         self.role = role
         """`vidrelay run --role ROLE`: all, ingest or worker."""
+        self.webhook = webhook
+        """`vidrelay run --webhook`: updates come by webhook (VIDRELAY_WEBHOOK_* in `env`)."""
         self._process: asyncio.subprocess.Process | None = None
 
     @property
@@ -76,6 +80,7 @@ class BotProcess:
                 "run",
                 "--role",
                 self.role,
+                *(["--webhook"] if self.webhook else []),
                 env=self._env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=log,
@@ -83,11 +88,12 @@ class BotProcess:
             )
 
     async def start(self, api: FakeBotApi) -> None:
-        """Start and wait until the bot long-polls the fake API."""
+        """Start and wait until the bot long-polls the fake API (or set its webhook)."""
         await self.spawn()
         assert self._process is not None
         # The fake API only wakes its waiters on API traffic, so the exit is watched on its own.
-        polling = asyncio.ensure_future(api.wait_for(lambda: api.polling, timeout=_START_TIMEOUT_SECONDS))
+        receiving = (lambda: api.webhook is not None) if self.webhook else (lambda: api.polling)
+        polling = asyncio.ensure_future(api.wait_for(receiving, timeout=_START_TIMEOUT_SECONDS))
         exited = asyncio.ensure_future(self._process.wait())
         await asyncio.wait({polling, exited}, return_when=asyncio.FIRST_COMPLETED)
         for task in (polling, exited):

@@ -11,7 +11,6 @@ from aiogram import Bot, Dispatcher
 from adapters.telegram.updates import to_aiogram
 from ports.inbox import RawUpdate
 
-
 PER_UPDATE = frozenset({"last_try"})
 """What a handler may ask for besides the dispatcher's workflow data: given with each update."""
 

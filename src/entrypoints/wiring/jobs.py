@@ -183,7 +183,12 @@ class Jobs(Adapters):
         update=update_ytdlp,
         sweep_blobs=providers.Singleton(SweepBlobs, blobs),
         sweep_caches=providers.Singleton(
-            SweepCaches, info=info, handled=store, expire_prompts=confirmations.provided.expire, clock=clock
+            SweepCaches,
+            info=info,
+            handled=store,
+            inbox=store,
+            expire_prompts=confirmations.provided.expire,
+            clock=clock,
         ),
         download_timeout=settings.provided.attempt_timeout_seconds,
     )
