@@ -37,11 +37,12 @@ from core.work.download.job import DownloadVideo
 from core.work.download.parking import Parking
 from core.work.download.replies import Replies
 from core.work.download.retries import RetryReporting
+from core.work.fenced import FencedMessengers
 from core.work.inline import DownloadInline
 from core.work.job_types import job_types
 from core.work.periodic import SweepBlobs, SweepCaches, UpdateYtDlp
 from entrypoints.node import worker_id
-from entrypoints.wiring.adapters import Adapters
+from entrypoints.wiring.adapters import Adapters, send_budgets
 
 
 class Jobs(Adapters):
@@ -62,6 +63,7 @@ class Jobs(Adapters):
     pacing = Adapters.pacing
     metrics = Adapters.metrics
     messenger = Adapters.messenger
+    flood = Adapters.flood
 
     # The signing secret lives in the store: every process sharing it signs alike.
     keys = providers.Singleton(InstallKeys, store, providers.Object(secrets.token_bytes))
@@ -115,17 +117,23 @@ class Jobs(Adapters):
         ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
     )
     replies = providers.Singleton(Replies, messenger, store)
+    # Every Telegram call a job's attempt makes asks its fence first; a send holds the lease for
+    # as long as the Telegram adapter lets it take (its deadline, plus the flood waits it makes).
+    fenced_messengers = providers.Singleton(
+        FencedMessengers,
+        messenger,
+        providers.Singleton(send_budgets, flood.provided.longest_wait_seconds),
+    )
     download = providers.Singleton(
         DownloadVideo,
         delivery=delivery,
         audio=audio_delivery,
         destinations=providers.Singleton(
             ChatDestinations,
-            messenger=messenger,
+            messengers=fenced_messengers,
             parking=providers.Singleton(
                 Parking,
                 pending=store,
-                messenger=messenger,
                 buttons=buttons,
                 clock=clock,
                 new_id=new_id,
@@ -141,7 +149,6 @@ class Jobs(Adapters):
             ChatReports, logs=log_views, upload_limit_bytes=settings.provided.upload_limit_bytes
         ),
         formats=formats,
-        replies=replies,
         retries=providers.Singleton(RetryReporting, log_views, clock, replies),
     )
     download_inline = providers.Selector(
@@ -151,6 +158,7 @@ class Jobs(Adapters):
             delivery=delivery,
             audio=audio_delivery,
             messenger=messenger,
+            messengers=fenced_messengers,
             turns=turns,
             cache_chat_id=settings.provided.inline_cache_chat_id,
         ),

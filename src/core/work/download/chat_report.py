@@ -57,7 +57,9 @@ class ChatReport(Report):
         self._stage = Stage.DOWNLOAD
         state = LogState.from_json(request.log)
         if request.private:
-            self._view = logs.adopt(context.job.id, request.log_address, state, self._save)
+            # The view's edits go out only while this attempt holds its lease (core.jobs.fence).
+            fence = context.fence.holds
+            self._view = logs.adopt(context.job.id, request.log_address, state, self._save, fence)
         else:
             self._view = LogViews.unshown(request.log_address, state)
 

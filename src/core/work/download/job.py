@@ -13,7 +13,6 @@ from returns.result import Failure
 
 from core.jobs.context import DeadJob, JobContext, RetryNotice
 from core.jobs.outcome import JobOutcome
-from core.jobs.submitter import JobSubmitter
 from core.requests.download import DownloadRequest
 from core.work.delivery.audio import AudioDelivery
 from core.work.delivery.failures import bad_payload, no_video
@@ -21,7 +20,6 @@ from core.work.delivery.video import Delivery
 from core.work.download.chat_destination import ChatDestinations
 from core.work.download.chat_report import ChatReport, ChatReports
 from core.work.download.fan_out import fan_out
-from core.work.download.replies import Replies
 from core.work.download.retries import RetryReporting
 from ports.formats import FormatChoice
 
@@ -35,7 +33,6 @@ class DownloadVideo:
         destinations: ChatDestinations,
         reports: ChatReports,
         formats: FormatChoice,
-        replies: Replies,
         retries: RetryReporting,
     ) -> None:
         """`formats`: a smaller format, for the chats that chose a quality."""
@@ -44,7 +41,6 @@ class DownloadVideo:
         self._destinations = destinations
         self._reports = reports
         self._formats = formats
-        self._replies = replies
         self._retries = retries
 
     async def run(self, context: JobContext) -> JobOutcome:
@@ -56,22 +52,22 @@ class DownloadVideo:
         report.attempt_started()
         outcome: JobOutcome | None = None
         try:
-            outcome = await self._deliver(request, report, context.jobs)
+            outcome = await self._deliver(request, report, context)
             return outcome
         finally:
             await report.finish(outcome)
 
-    async def _deliver(self, request: DownloadRequest, report: ChatReport, jobs: JobSubmitter) -> JobOutcome:
+    async def _deliver(self, request: DownloadRequest, report: ChatReport, context: JobContext) -> JobOutcome:
+        destination = self._destinations.for_request(request, context.fence)
         videos = await self._delivery.videos(request.url, report)
         if isinstance(videos, Failure):
             return videos
         entries = videos.unwrap()
         if request.entry_index is None and len(entries) > 1:
-            return await fan_out(request, entries, jobs, self._replies, report)
+            return await fan_out(request, entries, context.jobs, destination.replies, report)
         index = request.entry_index or 0
         if index >= len(entries):
             return Failure(no_video())
-        destination = self._destinations.for_request(request)
         if request.audio:
             return await self._audio.deliver(entries[index], destination, report)
         info = entries[index]
