@@ -1,12 +1,15 @@
 """The real wiring, resolved as `vidrelay run` resolves it: asynchronously, since the store, the
 bot and the downloader are resources. Every object it builds gets real collaborators — never a
-future of one (what a provider hands over when it is passed on unresolved)."""
+future of one, nor a provider that would make one when called (in this resolution a factory's
+product depending on a resource is a future)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+
+from dependency_injector import providers
 
 from entrypoints.container import Container, shutdown
 from entrypoints.settings import load_settings
@@ -59,5 +62,5 @@ async def test_the_run_wiring_resolves_to_real_objects_all_the_way_down(tmp_path
         "update_ytdlp",
     ]
     assert len(found) > 50, "the walk saw too little to mean anything"
-    futures = [path for path, value in found if isinstance(value, asyncio.Future)]
-    assert futures == []
+    unresolved = [path for path, value in found if isinstance(value, asyncio.Future | providers.Provider)]
+    assert unresolved == []

@@ -127,7 +127,7 @@ async def test_the_claim_walks_the_primary_key_without_sorting(store: SqliteStor
         ("jobs", "_A_LEASE_ENDED", "jobs_lease_until"),
         ("jobs", "_RENEW", "jobs_claimed_by"),
         ("jobs", "_SAME_NAME_EXISTS", "jobs_name"),
-        ("failed_jobs", "_COUNT_FOR_OWNER", "jobs_owner"),
+        ("quota", "_COUNT_FOR_OWNER", "jobs_owner"),
         ("blobs", "_PINNED_BY_PENDING", "pending_blob_key"),
         ("pending", "_EXPIRE", "pending_created_at"),
         ("caches", "_SWEEP_INFO", "video_info_created_at"),
