@@ -54,7 +54,17 @@ class Container(Jobs):
 
     # The handler side: what the handlers use.
     announcements = providers.Singleton(
-        Announcements, log_views, store, worker_slots=settings.provided.job_concurrency
+        Announcements,
+        log_views,
+        store,
+        worker_slots=settings.provided.job_concurrency,
+        messenger=messenger,
+        clock=clock,
+        # On a store many processes share, the worker may be another process: the message's id
+        # travels in the job (announce.py).
+        held_back=providers.Selector(
+            settings.provided.store_sharing, shared=store, alone=providers.Object(None)
+        ),
     )
     intake = providers.Singleton(
         LinkIntake,

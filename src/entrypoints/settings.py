@@ -191,6 +191,11 @@ class Settings(BaseSettings):
         return self.store != "postgres"
 
     @property
+    def store_sharing(self) -> Literal["alone", "shared"]:
+        """The container's Selector key: `single_process_store` as a word."""
+        return "alone" if self.single_process_store else "shared"
+
+    @property
     def database_dsn(self) -> str:
         return "" if self.database_url is None else self.database_url.get_secret_value()
 

@@ -103,6 +103,20 @@ class BotProcess:
         if polling.cancelled() or polling.exception() is not None:
             raise RuntimeError(f"the bot did not start polling; its log:\n{self.log()}")
 
+    def pause(self) -> None:
+        """SIGSTOP: the process stands still (its children run on), as when its machine froze."""
+        assert self._process is not None
+        self._process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self._process is not None
+        self._process.send_signal(signal.SIGCONT)
+
+    @property
+    def agent(self) -> str:
+        """How the process names itself in each Bot API call it makes (a CallRecord's `client`)."""
+        return f"vidrelay (pid {self.pid})"
+
     async def kill(self) -> int:
         """SIGKILL: no handler runs, nothing is flushed — a crash."""
         return await self._signal(signal.SIGKILL, 10.0)

@@ -95,6 +95,28 @@ async def test_eight_links_from_eight_chats_are_each_delivered_exactly_once(depl
     assert all(w.running for w in deployment.workers)
 
 
+async def test_each_link_has_exactly_one_status_message_from_ingest_to_worker(deployment: Deployment) -> None:
+    """The ingest posts the link's log message; the worker, another process, carries on in it."""
+    api, site = deployment.api, deployment.site
+    clip = site.clip("short")
+    sent = []
+    for n in range(4):
+        user = new_user()
+        site.set_route(f"/status/{n}.mp4", Body(clip.read_bytes(), "video/mp4"))
+        sent.append((user, api.send_text(Chat.private(user), user, site.url(f"/status/{n}.mp4"))))
+
+    for user, message in sent:
+        await api.wait_for(
+            lambda u=user, m=message: next((v for v in api.videos(u.id) if v.reply_to == m), None),
+            timeout=WAIT_SECONDS,
+        )
+    for user, message in sent:
+        logs = [m for m in api.messages(user.id) if m.reply_to == message and m.video is None]
+        assert len(logs) == 1, [m.text for m in logs]  # one status message per link
+        [log] = logs
+        await api.wait_for(lambda u=user, i=log.message_id: "✅" in (api.message(u.id, i).text or ""))
+
+
 async def test_sigkill_of_the_worker_holding_a_stalled_download_lets_the_other_deliver_it(
     deployment: Deployment,
 ) -> None:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from core.incoming.intake.announce import Announcements
 from core.incoming.intake.links import LinkIntake
 from ports.caches import HandledUrls
 from ports.chat_settings import ChatSettings, ChatSettingsStore
@@ -40,12 +39,15 @@ class RefusingJobs:
         key: str = "",
         owner_id: int | None = None,
         guard: Guard | None = None,
+        available_at: float = 0.0,
     ) -> int | None:
         self.tries += 1
         error = self._refusing()
         if error is not None:
             raise error
-        return await self._engine.submit(name, payload, key=key, owner_id=owner_id, guard=guard)
+        return await self._engine.submit(
+            name, payload, key=key, owner_id=owner_id, guard=guard, available_at=available_at
+        )
 
 
 class RefusingChoices:
@@ -94,7 +96,7 @@ def intake_over(
         seen=seen or world.store,
         clock=world.clock,
         choices=choices or world.store,
-        announcements=Announcements(world.container.log_views(), world.store, worker_slots=3),
+        announcements=world.container.announcements(),
         max_queued_per_user=10,
     )
 

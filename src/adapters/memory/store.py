@@ -6,6 +6,7 @@ from __future__ import annotations
 from adapters.memory.blobs import MemoryBlobIndex
 from adapters.memory.caches import MemoryHandledUrls, MemoryInfoCache
 from adapters.memory.chat_settings import MemoryChatSettings
+from adapters.memory.held_back import MemoryHeldBackJobs
 from adapters.memory.inbox import MemoryInbox
 from adapters.memory.jobs import MemoryJobQueue
 from adapters.memory.pending import MemoryPending
@@ -27,6 +28,7 @@ class MemoryStore(
     MemoryInstallSecrets,
     MemoryChatSettings,
     MemoryInbox,
+    MemoryHeldBackJobs,
     Store,
 ):
     def __init__(self) -> None:

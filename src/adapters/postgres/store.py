@@ -19,6 +19,7 @@ from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.connection import DRIVER_ERRORS, connect, open_pool
 from adapters.postgres.database import Database
 from adapters.postgres.dsn import masked
+from adapters.postgres.held_back import PostgresHeldBackJobs
 from adapters.postgres.inbox import PostgresInbox
 from adapters.postgres.jobs import PostgresJobQueue
 from adapters.postgres.notices import WorkListener, WorkNotifier
@@ -49,6 +50,7 @@ class PostgresStore(
     PostgresInstallSecrets,
     PostgresChatSettings,
     PostgresInbox,
+    PostgresHeldBackJobs,
     WorkNotices,
     Store,
 ):

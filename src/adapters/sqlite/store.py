@@ -14,6 +14,7 @@ from adapters.sqlite.blobs import SqliteBlobIndex
 from adapters.sqlite.caches import SqliteHandledUrls, SqliteInfoCache
 from adapters.sqlite.chat_settings import SqliteChatSettings
 from adapters.sqlite.connection import SYNCHRONOUS_LEVELS, FileSettings, SqliteConnection
+from adapters.sqlite.held_back import SqliteHeldBackJobs
 from adapters.sqlite.inbox import SqliteInbox
 from adapters.sqlite.jobs import SqliteJobQueue
 from adapters.sqlite.opening import open_checked
@@ -43,6 +44,7 @@ class SqliteStore(
     SqliteInstallSecrets,
     SqliteChatSettings,
     SqliteInbox,
+    SqliteHeldBackJobs,
     Store,
 ):
     def __init__(self, connection: SqliteConnection, writer: GroupCommitWriter) -> None:

@@ -224,8 +224,11 @@ class Engine(JobSubmitter):
         key: str = "",
         owner_id: int | None = None,
         guard: Guard | None = None,
+        available_at: float = 0.0,
     ) -> int | None:
-        return await self._producer.submit(name, payload, key=key, owner_id=owner_id, guard=guard)
+        return await self._producer.submit(
+            name, payload, key=key, owner_id=owner_id, guard=guard, available_at=available_at
+        )
 
     def new_job(self, name: str, payload: Payload, *, key: str = "", owner_id: int | None = None) -> NewJob:
         return self._producer.new_job(name, payload, key=key, owner_id=owner_id)

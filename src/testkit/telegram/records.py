@@ -23,6 +23,8 @@ class CallRecord:
     error_code: int | None = None
     description: str | None = None
     result: Any = None
+    client: str = ""
+    """Who made the call, as its User-Agent says (vidrelay names its process: `vidrelay (pid N)`)."""
 
 
 @dataclass(frozen=True, slots=True)

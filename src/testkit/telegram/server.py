@@ -101,6 +101,7 @@ class BotApiServer(LoopbackServer):
         asked = request.match_info["method"]
         name = self._methods[asked.lower()][0] if asked.lower() in self._methods else asked
         at = time.monotonic()
+        client = request.headers.get("User-Agent", "")
         uploads: dict[str, Upload] = {}
         raw: dict[str, Any] = {}
         chat_id: int | None = None
@@ -115,9 +116,12 @@ class BotApiServer(LoopbackServer):
             result = await self._run(method, call, chat_id)
         except ApiError as error:
             files = call.files if call is not None else {}
-            self._record(CallRecord(name, raw, at, chat_id, files, False, error.code, error.description))
+            record = CallRecord(
+                name, raw, at, chat_id, files, False, error.code, error.description, client=client
+            )
+            self._record(record)
             return web.json_response(error.to_api(), status=error.code)
-        self._record(CallRecord(name, raw, at, chat_id, call.files, result=result))
+        self._record(CallRecord(name, raw, at, chat_id, call.files, result=result, client=client))
         return web.json_response({"ok": True, "result": result})
 
     async def _run(self, method: Method, call: Call, chat_id: int | None) -> Any:

@@ -88,7 +88,7 @@ class LinkIntake:
                 continue
             request = _with_choices(_request(message, url), chosen, message.audio)
             try:
-                job_id = await enqueue_download(self._jobs, request)
+                job_id = await enqueue_download(self._jobs, request, self._due_at())
             except Exception as error:
                 if not last_try:
                     raise UpdateNotKept(f"the store refused the link's job: {error}") from error
@@ -102,6 +102,11 @@ class LinkIntake:
             report.accepted.append(url)
             queued = None if queued is None else queued + 1
         return report
+
+    def _due_at(self) -> float:
+        """Now (0), or once the announcement let it go (announce.py: a store many processes share)."""
+        hold = self._announcements.hold_seconds
+        return self._clock.now() + hold if hold else 0.0
 
     async def _queued(self, user_id: int) -> int | None:
         """Jobs this user has queued; None when the store cannot say now (the cap is not applied
@@ -146,7 +151,7 @@ class LinkIntake:
         return False
 
 
-async def enqueue_download(jobs: JobSubmitter, request: DownloadRequest) -> int | None:
+async def enqueue_download(jobs: JobSubmitter, request: DownloadRequest, due_at: float = 0.0) -> int | None:
     """The job for one link; None when this message's link already became one (guarded)."""
     job_id: int | None = await jobs.submit(
         DOWNLOAD_VIDEO,
@@ -154,6 +159,7 @@ async def enqueue_download(jobs: JobSubmitter, request: DownloadRequest) -> int 
         key=site_key(request.url),
         owner_id=request.user_id,
         guard=HandledUrlGuard(request.chat_id, request.message_id, request.url),
+        available_at=due_at,
     )
     return job_id
 
