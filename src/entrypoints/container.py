@@ -94,6 +94,7 @@ class Container(Jobs):
         update_status.provided.outcomes,
         clock,
         liveness,
+        Jobs.telegram_outages,
     )
     chat_settings = providers.Singleton(
         ChatSettingsService,

@@ -122,6 +122,13 @@ class Settings(BaseSettings):
         description="an update kept in the inbox whose link the store will not queue yet (locked, busy, "
         "disk full) is handled again, with backoff, for this long; then its sender is asked to send it again",
     )
+    telegram_outage_hours: float = Field(
+        24.0,
+        gt=0,
+        le=24 * 30,
+        description="a video whose delivery cannot reach Telegram (5xx, no connection, a timeout) waits "
+        "this long, its attempt not charged and its file kept, before the job fails",
+    )
     max_blob_bytes: int = Field(
         0,
         ge=0,
@@ -189,6 +196,10 @@ class Settings(BaseSettings):
     def single_process_store(self) -> bool:
         """Only one process ever uses the store (SQLite's instance lock, memory)."""
         return self.store != "postgres"
+
+    @property
+    def telegram_outage_seconds(self) -> float:
+        return self.telegram_outage_hours * 3600
 
     @property
     def store_sharing(self) -> Literal["alone", "shared"]:

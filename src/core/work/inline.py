@@ -20,6 +20,7 @@ from core.requests.inline import AUDIO_VARIANT, InlineRequest
 from core.work.delivery.audio import AudioDelivery, audio_meta
 from core.work.delivery.destination import AudioDestination, Destination, Outgoing
 from core.work.delivery.failures import api_failure, bad_payload, too_large
+from core.work.delivery.outage import TelegramOutages
 from core.work.delivery.report import Quiet
 from core.work.delivery.sending import video_meta
 from core.work.delivery.turns import VideoTurns
@@ -60,6 +61,7 @@ class DownloadInline:
         messengers: FencedMessengers,
         turns: VideoTurns,
         cache_chat_id: int,
+        outages: TelegramOutages,
     ) -> None:
         """`delivery`, `audio`: the download job's own, so both refuse alike before a byte (the
         upload limit, the download cap) and wait alike for yt-dlp; `messengers`: what an attempt
@@ -68,10 +70,14 @@ class DownloadInline:
         self._audio = audio
         self._messenger = messenger
         self._messengers = messengers
+        self._outages = outages
         self._turns = turns
         self._cache_chat_id = cache_chat_id
 
     async def run(self, context: JobContext) -> JobOutcome:
+        return await self._outages.settle(context, await self._run(context))
+
+    async def _run(self, context: JobContext) -> JobOutcome:
         try:
             request = InlineRequest.from_payload(context.payload)
         except ValueError as error:

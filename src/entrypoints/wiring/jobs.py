@@ -29,6 +29,7 @@ from core.trust.buttons import SignedButtons
 from core.trust.keys import InstallKeys
 from core.url_guard import UrlGuard
 from core.work.delivery.audio import AudioDelivery
+from core.work.delivery.outage import TelegramOutages
 from core.work.delivery.turns import VideoTurns
 from core.work.delivery.video import Delivery
 from core.work.download.chat_destination import ChatDestinations
@@ -117,6 +118,10 @@ class Jobs(Adapters):
         ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
     )
     replies = providers.Singleton(Replies, messenger, store)
+    telegram_outages = providers.Singleton(
+        TelegramOutages, clock=clock, random=random, budget_seconds=settings.provided.telegram_outage_seconds
+    )
+    """The deliveries of this process that wait for Telegram (and /healthz hears why)."""
     # Every Telegram call a job's attempt makes asks its fence first; a send holds the lease for
     # as long as the Telegram adapter lets it take (its deadline, plus the flood waits it makes).
     fenced_messengers = providers.Singleton(
@@ -149,6 +154,7 @@ class Jobs(Adapters):
             ChatReports, logs=log_views, upload_limit_bytes=settings.provided.upload_limit_bytes
         ),
         formats=formats,
+        outages=telegram_outages,
         retries=providers.Singleton(RetryReporting, log_views, clock, replies),
     )
     download_inline = providers.Selector(
@@ -161,6 +167,7 @@ class Jobs(Adapters):
             messengers=fenced_messengers,
             turns=turns,
             cache_chat_id=settings.provided.inline_cache_chat_id,
+            outages=telegram_outages,
         ),
         off=providers.Object(None),
     )
