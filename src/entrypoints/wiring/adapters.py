@@ -96,6 +96,8 @@ def send_budgets(flood_wait_seconds: float) -> SendBudgets:
 
 
 class Adapters(Stores):
+    # The providers of the layers below that this one wires with, by name (a class body does not
+    # see its base's names); they are the same providers, so a test's override reaches both.
     settings = Stores.settings
     clock = Stores.clock
     store = Stores.store
