@@ -8,13 +8,11 @@ itself in its User-Agent)."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import asyncpg
 import pytest
 
 from testkit.bot_process import BotProcess, bot_environment
@@ -29,46 +27,12 @@ from tests.e2e.test_scale_out import (
     _holder_of_the_download,
     _print_logs,
     deployment,
+    holder_pid,
 )
 
 __all__ = ["deployment"]  # the fixture: one ingest, two workers
 
 pytestmark = pytest.mark.slow
-
-
-async def until_taken_over(dsn: str, path: str, stale_pid: int) -> float:
-    """time.monotonic() when the row of `path`'s job was first seen held by another process."""
-    deadline = time.monotonic() + WAIT_SECONDS
-    connection = await asyncpg.connect(dsn)
-    try:
-        while True:
-            holder = await connection.fetchval(
-                "SELECT claimed_by FROM jobs WHERE claimed_by IS NOT NULL AND payload LIKE $1", f"%{path}%"
-            )
-            if holder is not None and int(holder.split(":")[1]) != stale_pid:
-                return time.monotonic()
-            assert time.monotonic() < deadline, "nobody took the job over"
-            await asyncio.sleep(0.05)
-    finally:
-        await connection.close()
-
-
-async def until_held_by_a_downloading(deployment: Deployment, path: str) -> int:
-    """The pid of the process whose claim holds `path`'s job once its download is under way."""
-    deadline = time.monotonic() + WAIT_SECONDS
-    connection = await asyncpg.connect(deployment.dsn)
-    try:
-        while True:
-            downloading = any(r.path == path and r.finished is None for r in deployment.site.requests)
-            holder = await connection.fetchval(
-                "SELECT claimed_by FROM jobs WHERE claimed_by IS NOT NULL AND payload LIKE $1", f"%{path}%"
-            )
-            if downloading and holder is not None:
-                return int(holder.split(":")[1])
-            assert time.monotonic() < deadline, "the download was never claimed"
-            await asyncio.sleep(0.05)
-    finally:
-        await connection.close()
 
 
 async def test_a_worker_paused_past_its_lease_says_nothing_after_the_new_holder_took_over(
@@ -89,7 +53,8 @@ async def test_a_worker_paused_past_its_lease_says_nothing_after_the_new_holder_
     stale.pause()
     try:
         site.set_route(path, Body(clip.read_bytes(), "video/mp4"))  # for whoever asks next
-        took_over = await until_taken_over(deployment.dsn, path, stale.pid)
+        await holder_pid(deployment, path, downloading=False, not_pid=stale.pid)
+        took_over = time.monotonic()
         video = await api.wait_for(
             lambda: next((v for v in api.videos(user.id) if v.reply_to == message), None),
             timeout=WAIT_SECONDS,
@@ -163,11 +128,12 @@ async def test_a_worker_cut_off_from_the_database_stops_at_its_lease_end_and_nev
     site.set_route(path, Trickle(clip.read_bytes(), seconds=12))  # done well after A's lease ends
     user = new_user()
     message = api.send_text(Chat.private(user), user, site.url(path))
-    assert await until_held_by_a_downloading(deployment, path) == a.pid
+    assert await holder_pid(deployment, path) == a.pid
 
     proxy.silence()  # A's database calls neither return nor fail from now on
     await b.spawn()
-    took_over = await until_taken_over(deployment.dsn, path, a.pid)
+    await holder_pid(deployment, path, downloading=False, not_pid=a.pid)
+    took_over = time.monotonic()
     video = await api.wait_for(
         lambda: next((v for v in api.videos(user.id) if v.reply_to == message), None), timeout=WAIT_SECONDS
     )

@@ -145,23 +145,29 @@ async def test_sigkill_of_the_worker_holding_a_stalled_download_lets_the_other_d
 
 async def _holder_of_the_download(deployment: Deployment, path: str) -> BotProcess:
     """The worker whose claim holds the download of `path`, once the site is stalling it."""
+    pid = await holder_pid(deployment, path)
+    [worker] = [w for w in deployment.workers if w.pid == pid]
+    return worker
+
+
+async def holder_pid(deployment: Deployment, path: str, *, downloading: bool = True, not_pid: int = 0) -> int:
+    """The pid of the process whose claim holds `path`'s job (a worker id is host:pid:random),
+    once the site is serving it (`downloading`), and once it is not `not_pid`'s."""
     deadline = time.monotonic() + WAIT_SECONDS
     connection = await asyncpg.connect(deployment.dsn)
     try:
         while True:
-            stalled = any(r.path == path and r.finished is None for r in deployment.site.requests)
+            served = any(r.path == path and r.finished is None for r in deployment.site.requests)
             holder = await connection.fetchval(
                 "SELECT claimed_by FROM jobs WHERE claimed_by IS NOT NULL AND payload LIKE $1", f"%{path}%"
             )
-            if stalled and holder is not None:
-                break
-            assert time.monotonic() < deadline, "the stalled download was never claimed"
+            pid = int(holder.split(":")[1]) if holder is not None else 0
+            if pid and pid != not_pid and (served or not downloading):
+                return pid
+            assert time.monotonic() < deadline, f"{path}'s job was never held so"
             await asyncio.sleep(0.05)
     finally:
         await connection.close()
-    pid = int(holder.split(":")[1])  # a worker id is host:pid:random
-    [worker] = [w for w in deployment.workers if w.pid == pid]
-    return worker
 
 
 async def _until_downloads_settled(dsn: str) -> tuple[int, int]:

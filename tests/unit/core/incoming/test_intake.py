@@ -126,15 +126,7 @@ async def test_on_a_shared_store_the_log_message_id_is_in_the_job_before_a_worke
     """The worker may be another process: it finds the ingest's message in the job's payload and
     carries on in it (one message per link), instead of posting one of its own."""
     world = World(clock, tmp_path)
-    announcements = Announcements(
-        world.container.log_views(),
-        world.store,
-        worker_slots=3,
-        messenger=world.messenger,
-        clock=clock,
-        held_back=world.store,
-    )
-    intake = intake_with(world, announcements)
+    intake = on_a_shared_store(world)
 
     await intake.accept(message("a.example/1", message_id=5))
 
@@ -150,20 +142,12 @@ async def test_on_a_shared_store_the_log_message_id_is_in_the_job_before_a_worke
     assert [m.message_id for m in world.messenger.chat(PRIVATE_CHAT) if m.video is None] == [log.message_id]
 
 
-async def test_on_a_shared_store_a_job_that_cannot_say_its_first_words_is_due_when_its_hold_ends(
+async def test_on_a_shared_store_a_job_whose_message_did_not_go_out_is_let_go_to_post_its_own(
     tmp_path: Path, clock: VirtualClock
 ) -> None:
     world = World(clock, tmp_path)
     world.messenger.fail_next("send_text", MessengerError("Bad Gateway", 502))
-    announcements = Announcements(
-        world.container.log_views(),
-        world.store,
-        worker_slots=3,
-        messenger=world.messenger,
-        clock=clock,
-        held_back=world.store,
-    )
-    intake = intake_with(world, announcements)
+    intake = on_a_shared_store(world)
 
     await intake.accept(message("a.example/1", message_id=5))
 
@@ -173,7 +157,16 @@ async def test_on_a_shared_store_a_job_that_cannot_say_its_first_words_is_due_wh
     assert world.messenger.chat(PRIVATE_CHAT) == []
 
 
-def intake_with(world: World, announcements: Announcements) -> LinkIntake:
+def on_a_shared_store(world: World) -> LinkIntake:
+    """The intake as an ingest on PostgreSQL has it: a link's job is held back for its message."""
+    announcements = Announcements(
+        world.container.log_views(),
+        world.store,
+        worker_slots=3,
+        messenger=world.messenger,
+        clock=world.clock,
+        held_back=world.store,
+    )
     return LinkIntake(
         jobs=world.engine,
         quota=world.store,
