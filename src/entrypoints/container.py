@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dependency_injector import providers
 
+from core.allowlist import ChatAllowlist
 from core.chat_settings.service import ChatSettingsService
 from core.chat_settings.who_may_change import RememberedAccess, SettingsAccess
 from core.incoming.inline import InlineRequests
@@ -53,6 +54,7 @@ class Container(Jobs):
     engine = Jobs.engine
     bot = Jobs.bot
     updates = Jobs.updates
+    update_freshness = Jobs.update_freshness
 
     # The handler side: what the handlers use.
     announcements = providers.Singleton(
@@ -77,8 +79,8 @@ class Container(Jobs):
         clock=clock,
         choices=store,
         announcements=announcements,
+        allowlist=providers.Singleton(ChatAllowlist, settings.provided.allowed_chat_ids, clock),
         max_queued_per_user=settings.provided.max_queued_per_user,
-        allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
     inline_requests = providers.Selector(
         settings.provided.inline_mode,
@@ -86,7 +88,7 @@ class Container(Jobs):
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)
-    liveness = providers.Singleton(Liveness)
+    liveness = providers.Singleton(Liveness, update_freshness)
     observed = providers.Singleton(
         Observed,
         status,

@@ -11,37 +11,38 @@ see entrypoints/commands.py) → store (and on PostgreSQL, for a process that re
 ingest lock) (a file that is not ours, or a database that cannot be
 reached, exits 2) → Telegram's getMe (asked again with a capped backoff while Telegram does not
 answer; a refused token exits 2) → engine (crash attribution of a dead previous process's jobs,
-dead-lettering of jobs that killed earlier boots) → the inbox's replay (updates kept and not
-handled before the last stop) → polling or the webhook server. Stop order on SIGTERM/SIGINT:
-stop polling (a batch already fetched finishes its try to reach the inbox; nothing not kept was
-confirmed) → stop claiming, let in-flight jobs and updates being handled finish for the grace
-period (what is left stays in the store for the next start) → the log messages' last edits (a few
-seconds) → close. A polling loop that dies is fatal: logged, exit 1.
+dead-lettering of jobs that killed earlier boots) → the command menus (setMyCommands) → the
+inbox's replay (updates kept and not handled before the last stop) → a webhook left behind
+deleted → polling (or the webhook server). Stop order on SIGTERM/SIGINT: stop polling (a batch
+already fetched finishes its try to reach the inbox; nothing not kept was confirmed) → stop
+claiming, let in-flight jobs and updates being handled finish for the grace period (what is left
+stays in the store for the next start) → the log messages' last edits (a few seconds) → close. A
+polling loop that dies is fatal: logged, exit 1. An ingest whose lock is in doubt stops polling
+until it holds the lock again, and goes on (entrypoints/bot/polling.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import signal
 import sys
 from typing import Literal
 
-from aiogram import Bot
-from aiohttp import web
 from returns.result import Failure, Success
 
 from adapters.telegram.account import token_problem
-from core.incoming.updates.polling import Polling
-from core.incoming.updates.receiving import Receiver
-from core.startup import reach_chat_service
-from entrypoints.bot.webhook import webhook_app
+from core.command_menus import command_menus
+from core.jobs.engine import Engine
+from core.startup import leave_webhook, publish_menus, reach_chat_service
+from entrypoints.bot.polling import AlwaysHeld, PollingLock, poll
+from entrypoints.bot.webhook import serve_webhook
 from entrypoints.container import Container, shutdown
+from entrypoints.listening import ListenRefused
 from entrypoints.logs import configure_logging
 from entrypoints.monitoring.health import Liveness
 from entrypoints.monitoring.metrics import start_metrics
-from entrypoints.settings import Settings
+from entrypoints.settings import Settings, misspelt_settings
 from ports.errors import StoreError
 
 log = logging.getLogger("vidrelay.run")
@@ -54,6 +55,8 @@ Role = Literal["all", "ingest", "worker"]
 
 def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
     configure_logging(settings.log_format, settings.log_level)
+    for misspelt in misspelt_settings():
+        log.warning(misspelt)
     if settings.bot_token is None:
         print("vidrelay: VIDRELAY_BOT_TOKEN is required to run the bot", file=sys.stderr)
         return EXIT_USAGE
@@ -72,6 +75,9 @@ def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") ->
         return EXIT_USAGE
     try:
         return asyncio.run(serve(settings, webhook=webhook, role=role))
+    except ListenRefused as refused:  # a port in use: a setting to fix, like a bad value
+        print(f"vidrelay: {refused}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception:
         log.exception("fatal error, exiting")
         return EXIT_FATAL
@@ -80,14 +86,12 @@ def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") ->
 async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
     stop = _stop_on_signals()
     container = Container(settings=settings)
-    lost_lock: asyncio.Event | None = None
-    watcher: asyncio.Task[None] | None = None
+    ingest_lock: PollingLock = AlwaysHeld()
     try:
         try:
             await container.store.async_()
             if role != "worker" and not settings.single_process_store:
-                lost_lock = (await container.ingest_lock.async_()).lost
-                watcher = asyncio.create_task(_stop_when_lost(lost_lock, stop))
+                ingest_lock = await container.ingest_lock.async_()
         except StoreError as refused:  # unreachable, not ours, a second ingest: one line, exit 2
             print(f"vidrelay: {refused}", file=sys.stderr)
             return EXIT_USAGE
@@ -96,22 +100,25 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
         observed = await container.observed.async_()
         observed.liveness.expect(updates=role != "worker", jobs=role != "ingest")
         # Up before Telegram is reached: /healthz says why not yet, /metrics counts the errors.
-        metrics = await start_metrics(observed, settings.metrics_port)
+        metrics = await start_metrics(observed, settings.metrics_port, settings.metrics_host)
         try:
             if (refused_code := await _reach_telegram(container, stop)) is not None:
                 return refused_code
             if role != "ingest":
                 await engine.start()
+            damaged = asyncio.create_task(_stop_when_damaged(engine, stop))
             try:
                 if role == "worker":
                     await stop.wait()
-                    return EXIT_OK
-                code = await _receive_updates(container, webhook, stop, observed.liveness)
-                return EXIT_FATAL if lost_lock is not None and lost_lock.is_set() else code
+                    code = EXIT_OK
+                else:
+                    code = await _receive_updates(container, webhook, stop, observed.liveness, ingest_lock)
+                return EXIT_USAGE if engine.damage is not None else code
             finally:
+                damaged.cancel()
                 observed.liveness.stopped()
                 grace = settings.shutdown_grace_seconds
-                log.warning("stopping: in-flight jobs and updates may finish for %ss", grace)
+                log.info("stopping: in-flight jobs and updates may finish for %ss", grace)
                 lanes = await container.lanes.async_()
                 await asyncio.gather(engine.stop(grace), lanes.close(grace))
                 # The videos are out; their logs' last edits may still be on their way.
@@ -120,16 +127,12 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
             if metrics is not None:
                 await metrics.cleanup()
     finally:
-        if watcher is not None:
-            watcher.cancel()
         await shutdown(container)  # the ingest lock, if taken, goes with it
 
 
-async def _stop_when_lost(lost_lock: asyncio.Event, stop: asyncio.Event) -> None:
-    """From the moment the lock's connection ends another ingest may start, and two pollers of
-    one bot must never run: this one stops (exit 1; a supervisor restarts it to queue up again)."""
-    await lost_lock.wait()
-    log.critical("the connection holding the ingest lock ended: stopping")
+async def _stop_when_damaged(engine: Engine, stop: asyncio.Event) -> None:
+    """A store whose data is damaged serves nobody: the process stops (exit 2), as at its open."""
+    await engine.until_damaged()
     stop.set()
 
 
@@ -151,7 +154,7 @@ async def _reach_telegram(container: Container, stop: asyncio.Event) -> int | No
     for task in (reaching, stopping):
         task.cancel()
     if not reaching.done() or reaching.cancelled():
-        log.warning("signal received while waiting for Telegram: exiting")
+        log.info("signal received while waiting for Telegram: exiting")
         return EXIT_OK
     match reaching.result():
         case Success(name):
@@ -161,64 +164,30 @@ async def _reach_telegram(container: Container, stop: asyncio.Event) -> int | No
             log.critical(
                 "Telegram rejected VIDRELAY_BOT_TOKEN (%s): check the token @BotFather gave",
                 refused.describe(),
+                extra={"error": refused.describe()},
             )
         case Failure(refused):
             log.critical(
-                "the Bot API refused getMe (%s): check VIDRELAY_TELEGRAM_API_URL", refused.describe()
+                "the Bot API refused getMe (%s): check VIDRELAY_TELEGRAM_API_URL",
+                refused.describe(),
+                extra={"error": refused.describe()},
             )
     return EXIT_USAGE
 
 
 async def _receive_updates(
-    container: Container, webhook: bool, stop: asyncio.Event, liveness: Liveness
+    container: Container, webhook: bool, stop: asyncio.Event, liveness: Liveness, lock: PollingLock
 ) -> int:
-    """The inbox's replay first (its updates are older than any Telegram still holds), then
-    polling or the webhook server until `stop`."""
+    """The command menus; the inbox's replay (its updates are older than any Telegram still
+    holds); then polling or the webhook server until `stop`."""
+    settings, account = container.settings(), await container.account.async_()
+    await publish_menus(account, command_menus(settings.admin_user_ids))
     receiver = await container.receiver.async_()
     if not await receiver.replay(stop):
         return EXIT_OK
     kinds = (await container.dispatcher.async_()).resolve_used_update_types()
     if webhook:
         bot = await container.bot.async_()
-        return await _webhook(container.settings(), receiver, bot, kinds, stop, liveness)
-    return await _poll(await container.polling.async_(), kinds, stop, liveness)
-
-
-async def _poll(polling: Polling, kinds: list[str], stop: asyncio.Event, liveness: Liveness) -> int:
-    running = asyncio.create_task(polling.run(stop, kinds), name="vidrelay-polling")
-    liveness.polling(running)
-    stopping = asyncio.create_task(stop.wait())
-    await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
-    if running.done() and not stop.is_set():
-        stopping.cancel()
-        error = running.exception()
-        log.critical("polling stopped unexpectedly: %s", error, exc_info=error)
-        return EXIT_FATAL
-    log.warning("signal received: stopping polling")
-    with contextlib.suppress(Exception):
-        await running  # a batch already fetched finishes its try to reach the inbox
-    return EXIT_OK
-
-
-async def _webhook(
-    settings: Settings,
-    receiver: Receiver,
-    bot: Bot,
-    kinds: list[str],
-    stop: asyncio.Event,
-    liveness: Liveness,
-) -> int:
-    assert settings.webhook_url is not None
-    assert settings.webhook_secret is not None
-    secret = settings.webhook_secret.get_secret_value()
-    runner = web.AppRunner(webhook_app(receiver, secret), access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "0.0.0.0", settings.webhook_port).start()  # noqa: S104 - behind the proxy
-    await bot.set_webhook(settings.webhook_url, secret_token=secret, allowed_updates=kinds)
-    liveness.webhook(listening=True)
-    try:
-        await stop.wait()
-    finally:
-        liveness.stopped()
-        await runner.cleanup()  # waits for the requests in flight: their updates reach the inbox
-    return EXIT_OK
+        return await serve_webhook(settings, receiver, bot, kinds, account, container.clock(), stop, liveness)
+    await leave_webhook(account)
+    return await poll(await container.polling.async_(), kinds, stop, liveness, lock)

@@ -43,6 +43,7 @@ def bot_environment(
             "VIDRELAY_RETRY_BASE_SECONDS": "0.2",
             "VIDRELAY_YTDLP_TIMEOUT_SECONDS": "60",
             "VIDRELAY_SHUTDOWN_GRACE_SECONDS": "30",
+            "VIDRELAY_ENV_FILE": "",  # a developer's .env in the working directory stays out
             "PYTHONUNBUFFERED": "1",
         }
     )

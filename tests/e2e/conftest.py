@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import aiohttp
 import pytest
 import pytest_asyncio
 
@@ -47,6 +48,11 @@ async def until_logged(bot: BotProcess, text: str) -> None:
         assert bot.running, bot.log()
         assert time.monotonic() < deadline, f"the bot never logged {text!r}:\n{bot.log()}"
         await asyncio.sleep(0.1)
+
+
+async def get(url: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as session, session.get(url) as response:
+        return response.status, await response.text()
 
 
 def sha256_of(path: Path) -> str:

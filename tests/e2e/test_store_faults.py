@@ -24,6 +24,7 @@ from testkit.telegram import Chat, FakeBotApi, User
 from testkit.video_site import Trickle, VideoServer
 from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, Stack, _stack, new_user, sha256_of, until_logged
 from tests.e2e.test_bot_lifecycle import download_in_flight
+from tests.support.damage import filled_and_closed, scribble_table_pages
 
 pytestmark = pytest.mark.slow
 
@@ -180,6 +181,27 @@ async def test_a_store_file_of_random_bytes_refuses_the_start_with_one_line_and_
     assert hashlib.sha256(store.read_bytes()).hexdigest() == before
     assert not (data / "vidrelay.db-wal").exists()
     assert not (data / "vidrelay.db-journal").exists()
+
+
+async def test_a_store_file_with_scribbled_table_pages_refuses_the_start_with_one_line_and_is_left_intact(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    store = data / "vidrelay.db"
+    await filled_and_closed(store)
+    scribble_table_pages(store)
+    before = hashlib.sha256(store.read_bytes()).hexdigest()
+    async with VideoServer(CLIPS_DIR) as site, FakeBotApi() as api:
+        bot = BotProcess(bot_environment(api, data, sites=[site]), tmp_path / "bot.log")
+        await bot.spawn()
+        assert await bot.wait(timeout=60) == 2
+
+    [line] = bot.log().splitlines()
+    assert line.startswith(f"vidrelay: {store} is damaged (")
+    assert line.endswith("): restore a backup (vidrelay restore)")
+    assert hashlib.sha256(store.read_bytes()).hexdigest() == before
+    assert not (data / "vidrelay.db-wal").exists()
 
 
 @pytest_asyncio.fixture

@@ -10,6 +10,7 @@ from adapters.sql.job_stats import stats_from_rows, stats_sql
 from adapters.sql.json_text import dump_json
 from adapters.sqlite.jobs import insert_job
 from adapters.sqlite.port_base import SqliteAccess
+from adapters.sqlite.store_clock import STORE_NOW
 from ports.jobs import FailedJob, Job, NewJob, QueueCounts, QueueStats
 from ports.queue_view import QueueView
 
@@ -21,7 +22,7 @@ _LIST_FAILED = f"""
     SELECT {FAILED_JOB_COLUMNS}
     FROM failed_jobs ORDER BY id LIMIT ?
 """  # noqa: S608 - a constant column list
-_STATS = stats_sql("?1")
+_STATS = stats_sql("?1", STORE_NOW)
 _PURGE = "DELETE FROM failed_jobs WHERE (?1 IS NULL OR failed_at < ?1) AND (?2 IS NULL OR name = ?2)"
 _FAILED_TO_RETRY_ALL = "SELECT id, name, payload, max_attempts, key, owner_id FROM failed_jobs ORDER BY id"
 _FAILED_TO_RETRY_SOME = """

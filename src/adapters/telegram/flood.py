@@ -95,10 +95,9 @@ class FloodControl(BaseRequestMiddleware):
                     raise
                 retries += 1
                 log.warning(
-                    "event=telegram_retry_after method=%s chat_id=%s retry_after=%s retry=%d",
-                    method.__api_method__,
-                    chat_id,
+                    "Telegram asked to wait %ss before the next %s",
                     error.retry_after,
-                    retries,
+                    method.__api_method__,
+                    extra={"chat_id": chat_id, "retry": retries, "error": error.message},
                 )
                 await self._clock.sleep(error.retry_after)

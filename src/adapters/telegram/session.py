@@ -14,8 +14,8 @@ from aiohttp import ClientSession
 from aiohttp.hdrs import USER_AGENT
 
 from adapters.telegram.flood import FloodControl
-from adapters.telegram.observer import ApiObserver
-from ports.telemetry import ApiEvents
+from adapters.telegram.observer import ApiObserver, UpdatesObserver
+from ports.telemetry import ApiEvents, UpdateEvents
 
 REQUEST_TIMEOUT_SECONDS = 60.0
 
@@ -42,12 +42,14 @@ def make_bot(
     *,
     flood: FloodControl,
     events: ApiEvents | None = None,
+    updates: UpdateEvents | None = None,
 ) -> Bot:
     """A Bot whose every call goes to `{api_url}/bot{token}/{method}` through `flood` (whose
     pacer the core asks too before it sends).
 
     `local_mode` marks a local Bot API server: files are passed by path, and downloads read the disk.
-    `events` hears of every refused call, each 429 that FloodControl waits out included.
+    `events` hears of every refused call, each 429 that FloodControl waits out included;
+    `updates` of every getUpdates' outcome.
     """
     session = NamedSession(
         api=TelegramAPIServer.from_base(api_url, is_local=local_mode), timeout=REQUEST_TIMEOUT_SECONDS
@@ -55,4 +57,6 @@ def make_bot(
     session.middleware(flood)
     if events is not None:
         session.middleware(ApiObserver(events))  # inside FloodControl: it sees every answer
+    if updates is not None:
+        session.middleware(UpdatesObserver(updates))
     return Bot(token, session=session, default=DefaultBotProperties(parse_mode=ParseMode.HTML))

@@ -20,7 +20,7 @@ from core import texts
 from core.jobs.context import JobContext
 from core.jobs.fields import log_fields
 from core.jobs.in_flight import AttemptStopped, HeldJob
-from core.jobs.outcome import JobFailure, JobOutcome
+from core.jobs.outcome import INTERNAL, JobFailure, JobOutcome
 from core.jobs.registry import JobType
 from core.jobs.tasks import finished_within
 from ports.clock import Clock
@@ -50,7 +50,9 @@ class Deadlines:
             raise
         except Exception as error:  # noqa: BLE001 - a bug in one job must not kill the worker
             return Failure(
-                JobFailure(texts.INTERNAL_ERROR.format(error=error), detail=traceback.format_exc())
+                JobFailure(
+                    texts.INTERNAL_ERROR.format(error=error), detail=traceback.format_exc(), code=INTERNAL
+                )
             )
         if not finished:
             return Failure(JobFailure(texts.TIMED_OUT.format(seconds=seconds)))

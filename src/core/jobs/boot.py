@@ -52,7 +52,9 @@ class Boot:
             if back:
                 log.warning("boot: %d job(s) came back from a process that died", back)
         gave_up = await self._bury_exhausted()
-        log.warning("boot: %d job(s) gave up at this boot", gave_up)
+        # Every boot says it (the SPEC), so zero is routine; a job that gave up killed its
+        # process at every attempt, and the operator should look at it.
+        log.log(logging.WARNING if gave_up else logging.INFO, "boot: %d job(s) gave up at this boot", gave_up)
         return gave_up
 
     async def _bury_exhausted(self) -> int:

@@ -36,6 +36,11 @@ class Claims:
         self._breakers = breakers
         self._in_flight = in_flight
         self._health = health
+        self._progress_at = clock.now()
+
+    def started(self) -> None:
+        """The engine starts: nothing was claimable for it before."""
+        self._progress_at = self._clock.now()
 
     async def claim(self) -> Job | None:
         now, sent = self._clock.now(), self._clock.monotonic()
@@ -47,7 +52,19 @@ class Claims:
             # The lease runs from when the claim was sent, by this process's reckoning: the store
             # took it then or later, so the lease really ends then or later (see in_flight.py).
             self._in_flight.hold(job, now, sent + self._lease_seconds)
+            self._progress_at = now
         return job
+
+    async def stalled_for(self, now: float, bound: float) -> float | None:
+        """How long claimable work has waited while this process claimed nothing, once that is
+        longer than `bound`; None otherwise. Asked only while a worker is free (a busy pool is
+        capacity, not a fault). StoreError when the store cannot say."""
+        if now - self._progress_at <= bound:
+            return None
+        due = await self._queue.next_wakeup(self._worker_id, now, self._breakers.paused_keys(now))
+        if due is None or due > now - bound:
+            return None
+        return now - max(due, self._progress_at)
 
     async def next_due(self, now: float) -> float | None:
         """When a job may next be claimable: the earliest due row, or a breaker reopening."""

@@ -21,6 +21,7 @@ go of its row).
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -48,11 +49,14 @@ from core.jobs.worker import Worker
 from core.lifecycle.retry_policy import Random
 from core.telemetry import Unobserved
 from ports.clock import Clock
+from ports.errors import StoreDamaged
 from ports.jobs import Guard, NewJob
 from ports.json import Payload
 from ports.notices import WorkNotices
 from ports.queue import JobQueue
 from ports.telemetry import JobEvents
+
+log = logging.getLogger("vidrelay.engine")
 
 __all__ = ["Engine", "EngineConfig"]
 
@@ -83,7 +87,10 @@ class Engine(JobSubmitter):
         self._breakers = breakers or CircuitBreakers()
         self._wake = wake or Signal()
         self._stopping = asyncio.Event()
-        self._health = StoreHealth(clock)
+        self._damaged = asyncio.Event()
+        self.damage: StoreDamaged | None = None
+        """Why the engine stopped by itself: the store's data is damaged."""
+        self._health = StoreHealth(clock, on_damaged=self._halt)
         events = events or Unobserved()
         in_flight, finished = InFlight(), Signal()
         self._in_flight = in_flight
@@ -137,7 +144,7 @@ class Engine(JobSubmitter):
         self._lease_watch = LeaseWatch(
             clock=clock, in_flight=in_flight, idle_seconds=config.heartbeat_seconds
         )
-        claims = Claims(
+        self._claims = claims = Claims(
             queue=queue,
             clock=clock,
             worker_id=worker_id,
@@ -211,6 +218,33 @@ class Engine(JobSubmitter):
             grace_seconds=self._config.health_grace_seconds,
         )
 
+    def _halt(self, error: StoreDamaged) -> None:
+        """The store's data is damaged: every worker stops instead of looping on it, once."""
+        if self.damage is not None:
+            return
+        self.damage = error
+        log.critical("the store is damaged, the workers stop", exc_info=error)
+        self._stopping.set()
+        self._wake.fire()
+        self._damaged.set()
+
+    async def until_damaged(self) -> StoreDamaged:
+        """Returns once the store was found damaged (the process should stop)."""
+        await self._damaged.wait()
+        assert self.damage is not None
+        return self.damage
+
+    async def stalled(self) -> str | None:
+        """Why the workers are stuck though work is claimable, or None: a free worker, a row due
+        for longer than the stall bound, and no claim of this process taking anything meanwhile
+        (a claim that hangs, a worker loop that stopped waking). StoreError when the store
+        cannot say; /healthz then says the store does not answer."""
+        running = self._running is not None and not self._stopping.is_set()
+        if not running or len(self._in_flight) >= self._config.concurrency:
+            return None
+        waited = await self._claims.stalled_for(self._clock.now(), self._config.stall_seconds)
+        return None if waited is None else f"no progress on claimable work for {waited:.0f}s"
+
     # Producing -------------------------------------------------------------------------
 
     async def enqueue(self, job: NewJob, guard: Guard | None = None) -> int | None:
@@ -252,6 +286,7 @@ class Engine(JobSubmitter):
         Returns how many jobs gave up at this boot.
         """
         gave_up = await self._boot.run()
+        self._claims.started()
         if self._notices is not None:
             self._notices.on_work(self.wake)
         keep = self._supervisor.keep_running

@@ -88,7 +88,7 @@ class Fence:
                 raise
             except Exception as error:
                 log.warning(
-                    "job's lease could not be renewed for a send: %s", error, extra=log_fields(held.job)
+                    "job's lease could not be renewed for a send", exc_info=error, extra=log_fields(held.job)
                 )
                 held.stop(StopReason.EXPIRED)
                 raise AttemptStopped(StopReason.EXPIRED) from error

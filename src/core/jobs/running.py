@@ -106,7 +106,7 @@ class Attempts:
         except AttemptStopped as stopped:
             # Nothing to write: another claim may hold the row (a write would change nothing),
             # or the store cannot be reached; a row still ours comes back when its lease ends.
-            log.warning("job's attempt was stopped: %s", stopped.reason.value, extra=log_fields(job))
+            log.warning("job's attempt was stopped", extra=log_fields(job, error=stopped.reason.value))
             self._settler.let_go(job)
             return None
         except asyncio.CancelledError:
@@ -129,7 +129,7 @@ class Attempts:
         failure = outcome.failure() if isinstance(outcome, Failure) else None
         _, effect = self._step(state, self._event(job, outcome))
         if isinstance(effect, Complete) and failure is not None:
-            log.warning("periodic job failed: %s", failure.reason, extra=log_fields(job))
+            log.warning("periodic job failed", extra=log_fields(job, error=failure.reason))
         if isinstance(effect, ScheduleRetry) and job_type.on_retry and failure is not None:
             # Before the row is claimable again, so what the hook saves is there for the retry.
             notice = RetryNotice(context, failure, job.attempts + 1)
@@ -160,4 +160,4 @@ class Attempts:
         with contextlib.suppress(Exception):  # one try: the process is going away
             await self._queue.release(job.lease, self._clock.now())
         self._settler.let_go(job)
-        log.warning("job released at shutdown", extra=log_fields(job))
+        log.info("job released at shutdown", extra=log_fields(job))

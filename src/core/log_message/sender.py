@@ -73,7 +73,7 @@ class ChatSender:
             view.abandon()
         except MessengerError as error:
             # Given up on this text; the next change of the view tries again.
-            log.warning("log message not delivered: %s", error.description, extra={"chat_id": self.chat_id})
+            log.warning("log message not delivered", exc_info=error, extra={"chat_id": self.chat_id})
         finally:
             view.in_flight = None
             view.delivered(version, self._clock.now(), EDIT_INTERVAL_SECONDS)

@@ -105,7 +105,7 @@ class DownloadInline:
                 keyboard=variant_keyboard(request.url, request.variant),
             )
         except MessengerError as error:
-            log.warning("could not tell an inline placeholder it failed: %s", error.description)
+            log.warning("could not tell an inline placeholder it failed", exc_info=error)
 
 
 class _Placeholder(Destination):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import asdict
 
 from returns.result import Failure, Success
 
@@ -59,7 +60,7 @@ class UpdateYtDlp:
                 JobFailure(f"yt-dlp update failed, keeping {outcome.version_before}: {outcome.error}")
             )
         if outcome.changed:
-            log.warning("yt-dlp updated %s → %s", outcome.version_before, outcome.version_after)
+            log.info("yt-dlp updated %s → %s", outcome.version_before, outcome.version_after)
             self._on_updated()
         return Success(None)
 
@@ -76,7 +77,7 @@ class SweepBlobs:
 
     async def run(self, context: JobContext) -> JobOutcome:
         report = await self._blobs.sweep()
-        log.info("blob sweep: %s", report)
+        log.info("blob sweep", extra=asdict(report))
         return Success(None)
 
 
@@ -103,10 +104,12 @@ class SweepCaches:
         updates = await self._inbox.sweep_inbox(self._clock.now() - HANDLED_UPDATE_TTL_SECONDS)
         expired = await self._expire_prompts()
         log.info(
-            "cache sweep: info=%d handled_urls=%d handled_updates=%d expired_prompts=%d",
-            info,
-            handled,
-            updates,
-            expired,
+            "cache sweep",
+            extra={
+                "info": info,
+                "handled_urls": handled,
+                "handled_updates": updates,
+                "expired_prompts": expired,
+            },
         )
         return Success(None)

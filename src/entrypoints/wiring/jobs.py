@@ -42,6 +42,7 @@ from core.work.fenced import FencedMessengers
 from core.work.inline import DownloadInline
 from core.work.job_types import job_types
 from core.work.periodic import SweepBlobs, SweepCaches, UpdateYtDlp
+from core.work.site_refusals import SiteRefusals
 from entrypoints.node import worker_id
 from entrypoints.wiring.adapters import Adapters, send_budgets
 
@@ -193,6 +194,9 @@ class Jobs(Adapters):
         ),
         off=providers.Object(None),
     )
+    site_refusals = providers.Singleton(
+        SiteRefusals, clock, metrics, cookies_configured=settings.provided.cookies_configured
+    )
     jobs = providers.Singleton(
         job_types,
         download=download,
@@ -208,6 +212,7 @@ class Jobs(Adapters):
             clock=clock,
         ),
         download_timeout=settings.provided.attempt_timeout_seconds,
+        refusals=site_refusals,
     )
     # The job engine, over the job list above: a job that enqueues others does it through the
     # engine's JobSubmitter in its context, so nothing here waits for the engine to exist. SQLite

@@ -68,6 +68,14 @@ class FakeBotApi(InspectableBotApi):
         self._state.outage = Outage(kind, seconds, from_method)
         return self._state.outage
 
+    def set_webhook(self, url: str, *, delivery_error: str | None = None) -> None:
+        """A webhook is set, as `vidrelay run --webhook` (or another deployment) left it: getUpdates
+        is then refused with 409 Conflict until deleteWebhook. `delivery_error`: Telegram's last
+        failure to deliver to it, as getWebhookInfo shows it ("Connection refused")."""
+        self._state.webhook = {"url": url, "secret_token": None}
+        self._state.webhook_error = (int(time.time()), delivery_error) if delivery_error else None
+        self._state.changes.notify()
+
     def delete_message(self, chat_id: int, message_id: int) -> None:
         """A user (or an admin) deletes a message: later edits and replies to it fail like on Telegram."""
         message = self._state.messages.get(chat_id, message_id)

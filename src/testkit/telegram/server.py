@@ -34,6 +34,7 @@ class BotApiServer(LoopbackServer):
         token: str = DEFAULT_TOKEN,
         bot_username: str = "vidrelay_test_bot",
         bot_name: str = "vidrelay",
+        reads_all_group_messages: bool = False,
         local_mode: bool = False,
         upload_limit: int | None = None,
         keep_uploads: Path | None = None,
@@ -42,13 +43,15 @@ class BotApiServer(LoopbackServer):
         """`local_mode`: a local Bot API server, which also takes videos by path, up to 2 GB.
         `keep_uploads`: a folder where every uploaded file is kept, named by its sha256, for the
         tests to look inside (`uploaded_file`). `flood_limits`: answer 429 beyond Telegram's flood
-        limits (off by default; see `flood`)."""
+        limits (off by default; see `flood`). `reads_all_group_messages`: what getMe says of the
+        bot's privacy mode (off: Telegram's default for a new bot)."""
         super().__init__()
         self.token = token
         bot = User(int(token.split(":", 1)[0]), bot_name, username=bot_username, is_bot=True)
         limit = upload_limit or (LOCAL_UPLOAD_LIMIT if local_mode else CLOUD_UPLOAD_LIMIT)
         self._state = TelegramState(
             bot,
+            reads_all_group_messages=reads_all_group_messages,
             local_mode=local_mode,
             upload_limit=limit,
             changes=Changes(),
@@ -127,12 +130,35 @@ class BotApiServer(LoopbackServer):
             result = await self._run(method, call, chat_id)
         except ApiError as error:
             files = call.files if call is not None else {}
+            ended = time.monotonic()
             record = CallRecord(
-                name, raw, at, chat_id, files, False, error.code, error.description, client=client
+                name,
+                raw,
+                at,
+                chat_id,
+                files,
+                False,
+                error.code,
+                error.description,
+                ended=ended,
+                client=client,
             )
             self._record(record)
             return web.json_response(error.to_api(), status=error.code)
-        self._record(CallRecord(name, raw, at, chat_id, call.files, result=result, client=client))
+        except asyncio.CancelledError:
+            files = call.files if call is not None else {}
+            gone = "cancelled: the client went away"
+            self._record(
+                CallRecord(
+                    name, raw, at, chat_id, files, False, None, gone, ended=time.monotonic(), client=client
+                )
+            )
+            raise
+        self._record(
+            CallRecord(
+                name, raw, at, chat_id, call.files, result=result, ended=time.monotonic(), client=client
+            )
+        )
         return web.json_response({"ok": True, "result": result})
 
     def _down(self, outage: Outage, request: web.Request, record: CallRecord) -> web.Response:

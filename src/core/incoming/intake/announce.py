@@ -77,10 +77,12 @@ class Announcements:
             payload["log"] = LogState([message_id], "", [first]).to_json()
         try:
             released = await held_back.release_held_back(job_id, payload, self._clock.now())
-        except Exception as error:  # noqa: BLE001 - whatever the store raised: not let go
+        except Exception as error:  # whatever the store raised: not let go
             # The job still starts when its hold ends, and posts a message of its own.
             log.warning(
-                "a held-back job could not be let go early: %s", error, extra={"chat_id": request.chat_id}
+                "a held-back job could not be let go early",
+                exc_info=error,
+                extra={"chat_id": request.chat_id},
             )
             released = False
         if not released and message_id is not None:
@@ -94,9 +96,8 @@ class Announcements:
             )
         except MessengerError as error:
             log.warning(
-                "a link's log message was not posted: %s",
-                error.description,
-                extra={"chat_id": request.chat_id},
+                "a link's log message was not posted",
+                extra={"chat_id": request.chat_id, "error": error.description},
             )
             return None
         return posted
@@ -107,7 +108,7 @@ class Announcements:
             await self._messenger.delete_message(request.chat_id, message_id)
         except MessengerError as error:
             log.warning(
-                "a second log message stays: %s", error.description, extra={"chat_id": request.chat_id}
+                "a second log message stays", extra={"chat_id": request.chat_id, "error": error.description}
             )
 
     async def _first_text(self) -> str:

@@ -13,11 +13,11 @@ sender asked to send it again. A private chat hears at once that its link was ta
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection
 from dataclasses import replace
 
 from returns.result import Failure
 
+from core.allowlist import ChatAllowlist
 from core.incoming.intake.announce import Announcements
 from core.incoming.intake.message import IncomingMessage, IntakeReport
 from core.jobs.submitter import JobSubmitter
@@ -47,8 +47,8 @@ class LinkIntake:
         clock: Clock,
         choices: ChatSettingsStore,
         announcements: Announcements,
+        allowlist: ChatAllowlist,
         max_queued_per_user: int,
-        allowed_chat_ids: Collection[int] = (),
     ) -> None:
         self._jobs = jobs
         self._announcements = announcements
@@ -58,15 +58,14 @@ class LinkIntake:
         self._clock = clock
         self._choices = choices
         self._cap = max_queued_per_user
-        self._allowed = frozenset(allowed_chat_ids)
-
-    def allows_chat(self, chat_id: int) -> bool:
-        return not self._allowed or chat_id in self._allowed
+        self._allowlist = allowlist
 
     async def accept(self, message: IncomingMessage, *, last_try: bool = False) -> IntakeReport:
         """UpdateNotKept when a link's job could not be written (never on `last_try`)."""
         report = IntakeReport()
-        if not self.allows_chat(message.chat_id):
+        if not self._allowlist.allows(message.chat_id):
+            if extract_urls(message.text, message.entities) and not message.edited:
+                report.tell_not_allowed = self._allowlist.refused(message.chat_id, message.user_id)
             return report
         if not await self._read_before(message, last_try):
             return report
@@ -92,7 +91,10 @@ class LinkIntake:
             except Exception as error:
                 if not last_try:
                     raise UpdateNotKept(f"the store refused the link's job: {error}") from error
-                log.error("link not queued on its last try, asking to send it again: %s", error)  # noqa: TRY400 - expected, no traceback
+                # Expected (the store refuses writes now): its reason, not a traceback.
+                log.error(  # noqa: TRY400
+                    "link not queued on its last try, asking to send it again", extra={"error": str(error)}
+                )
                 report.not_kept.append(url)
                 continue
             if job_id is None:
@@ -114,7 +116,7 @@ class LinkIntake:
         try:
             return await self._quota.waiting_for_owner(user_id)
         except StoreError as error:
-            log.warning("the per-user cap could not be read: %s", error)
+            log.warning("the per-user cap could not be read", exc_info=error)
             return None
 
     async def _chosen(self, chat_id: int, last_try: bool) -> ChatSettings:
@@ -125,7 +127,7 @@ class LinkIntake:
         except StoreError as error:
             if not last_try:
                 raise UpdateNotKept(f"the chat's settings could not be read: {error}") from error
-            log.warning("the chat's settings could not be read: %s", error)
+            log.warning("the chat's settings could not be read", exc_info=error)
             return ChatSettings()
 
     async def _read_before(self, message: IncomingMessage, last_try: bool) -> bool:
@@ -144,7 +146,7 @@ class LinkIntake:
                 raise UpdateNotKept(
                     f"the store could not say whether the bot read this message: {error}"
                 ) from error
-            log.warning("the messages read could not be checked or written: %s", error)
+            log.warning("the messages read could not be checked or written", exc_info=error)
             if not message.edited:
                 return True
         log.info("ignored an edit of a message the bot never read", extra={"chat_id": message.chat_id})

@@ -34,3 +34,5 @@ class IntakeReport:
     not_kept: list[str] = field(default_factory=list)
     """On the update's last try the store still refused these: their sender is asked to send
     them again."""
+    tell_not_allowed: bool = False
+    """A chat off the allowlist sent links: tell it so (at most once an hour, see core.allowlist)."""

@@ -101,15 +101,16 @@ class Lanes:
             except (StoreError, UpdateNotKept) as error:
                 if last_try:
                     log.error(  # noqa: TRY400 - a store that refused, not a bug: no traceback
-                        "update given up: its work was refused for %.0fs: %s",
+                        "update given up: its work was refused for %.0fs",
                         self._give_up,
-                        error,
-                        extra=fields,
+                        extra=fields | {"error": str(error)},
                     )
                     break
                 delay = backoff.next()
                 log.warning(
-                    "update kept, its work not durable yet; again in %.1fs: %s", delay, error, extra=fields
+                    "update kept, its work not durable yet; again in %.1fs",
+                    delay,
+                    extra=fields | {"error": str(error)},
                 )
                 await self._clock.sleep(delay)
                 continue
@@ -124,8 +125,8 @@ class Lanes:
         while True:
             try:
                 await self._inbox.update_handled(update.update_id, self._clock.now())
-            except Exception as error:  # noqa: BLE001 - the store's, whatever it is: try again
-                log.warning("update handled, not yet marked so: %s", error, extra=fields)
+            except Exception as error:  # the store's, whatever it is: try again
+                log.warning("update handled, not yet marked so", exc_info=error, extra=fields)
                 await self._clock.sleep(backoff.next())
                 continue
             return

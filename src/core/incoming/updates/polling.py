@@ -62,7 +62,9 @@ class Polling:
                 batch = await first_of(self._feed.fetch(offset, self._poll_seconds, kinds), stop.wait())
             except MessengerError as error:
                 delay = fetch_errors.next()
-                log.warning("getUpdates failed, asking again in %.1fs: %s", delay, error.description)
+                log.warning(
+                    "getUpdates failed, asking again in %.1fs", delay, extra={"error": error.description}
+                )
                 await first_of(self._clock.sleep(delay), stop.wait())
                 continue
             fetch_errors.reset()
@@ -78,7 +80,7 @@ class Polling:
         while True:
             try:
                 await self._receiver.receive(batch)  # a stop waits for this try to end
-            except Exception as error:  # noqa: BLE001 - whatever the store raised: not kept
+            except Exception as error:  # whatever the store raised: not kept
                 if stop.is_set():
                     log.warning(
                         "stopping with %d update(s) not kept: Telegram delivers them again", len(batch)
@@ -86,10 +88,10 @@ class Polling:
                     return False
                 delay = backoff.next()
                 log.warning(
-                    "%d update(s) not kept, so not confirmed to Telegram; again in %.1fs: %s",
+                    "%d update(s) not kept, so not confirmed to Telegram; again in %.1fs",
                     len(batch),
                     delay,
-                    error,
+                    exc_info=error,
                 )
                 await first_of(self._clock.sleep(delay), stop.wait())
                 continue

@@ -37,9 +37,9 @@ class Receiver:
         while not stop.is_set():
             try:
                 waiting = await self._inbox.waiting_updates()
-            except Exception as error:  # noqa: BLE001 - whatever the store raised: ask again
+            except Exception as error:  # whatever the store raised: ask again
                 delay = backoff.next()
-                log.warning("the inbox cannot be read to replay it, again in %.1fs: %s", delay, error)
+                log.warning("the inbox cannot be read to replay it, again in %.1fs", delay, exc_info=error)
                 await first_of(self._clock.sleep(delay), stop.wait())
                 continue
             if waiting:

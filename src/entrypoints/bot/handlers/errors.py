@@ -24,8 +24,7 @@ def setup() -> Router:
 
 async def on_error(event: ErrorEvent) -> None:
     log.error(
-        "update handler failed: %s",
-        event.exception,
+        "update handler failed",
         exc_info=event.exception,
         extra={"update_id": event.update.update_id},
     )

@@ -50,6 +50,8 @@ async def reply_to_report(message: Message, report: IntakeReport, queue_cap: int
     """A full queue is said everywhere (the user must know the link was not taken), and so is a
     link the store would not take however long it was tried (a reaction in groups); refused
     addresses are explained in private chats and met with silence in groups."""
+    if report.tell_not_allowed:  # in groups too: the group's id is what the operator needs
+        await message.reply(texts.NOT_ALLOWED.format(chat_id=message.chat.id))
     if report.queue_full:
         await message.reply(texts.queue_full(queue_cap))
     if report.not_kept:

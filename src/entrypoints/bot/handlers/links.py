@@ -4,6 +4,7 @@ durable, and the workers do the rest."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 
 from aiogram import F, Router
 from aiogram.enums import ChatType
@@ -48,8 +49,18 @@ async def on_edited_message(
     await reply_to_report(edited_message, report, queue_cap)
 
 
-async def on_verbose(message: Message, intake: LinkIntake, queue_cap: int, last_try: bool = False) -> None:
-    if message.chat.type != PRIVATE:
+async def on_verbose(
+    message: Message,
+    intake: LinkIntake,
+    queue_cap: int,
+    admin_user_ids: Collection[int],
+    last_try: bool = False,
+) -> None:
+    """yt-dlp's full output shows the server (kernel, Python, paths, the guard's port): an admin's
+    tool, in a private chat. Anyone else's link is taken as if sent without the command."""
+    admin = message.from_user is not None and message.from_user.id in admin_user_ids
+    if not admin or message.chat.type != PRIVATE:
+        await on_message(message, intake, queue_cap, last_try)
         return
     if not extract_urls(message.text, entities_of(message.entities)):
         await message.reply(texts.verbose_usage())

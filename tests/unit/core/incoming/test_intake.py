@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+import pytest
+
+from core.allowlist import ChatAllowlist
 from core.incoming.intake.announce import Announcements
 from core.incoming.intake.links import LinkIntake
 from core.incoming.intake.message import IncomingMessage
@@ -64,11 +68,29 @@ async def test_refused_urls_are_reported_and_never_queued(tmp_path: Path, clock:
     assert len(await world.store.list_jobs()) == 1
 
 
-async def test_chats_outside_the_allowlist_are_ignored(tmp_path: Path, clock: VirtualClock) -> None:
+async def test_chats_outside_the_allowlist_are_told_once_an_hour_and_not_served(
+    tmp_path: Path, clock: VirtualClock, caplog: pytest.LogCaptureFixture
+) -> None:
     world = World(clock, tmp_path, VIDRELAY_ALLOWED_CHAT_IDS="-42")
+    caplog.set_level(logging.INFO, "vidrelay.intake")
     ignored = await world.intake.accept(message("a.example/1"))
+    again = await world.intake.accept(message("a.example/2"))
+    chatter = await world.intake.accept(IncomingMessage(1, "private", 9, USER, "hello there", []))
     allowed = await world.intake.accept(message("a.example/1", chat_id=-42))
+    await clock.advance(3600)
+    an_hour_later = await world.intake.accept(message("a.example/3"))
+
     assert (ignored.accepted, allowed.accepted) == ([], ["https://a.example/1"])
+    assert [r.tell_not_allowed for r in (ignored, again, chatter, allowed, an_hour_later)] == [
+        True,
+        False,  # within the hour: silence
+        False,  # no link, no answer
+        False,
+        True,
+    ]
+    told = [r for r in caplog.records if "off VIDRELAY_ALLOWED_CHAT_IDS" in r.getMessage()]
+    assert len(told) == 2
+    assert [j.payload["chat_id"] for j in await world.store.list_jobs()] == [-42]
 
 
 async def test_a_message_without_links_makes_nothing(tmp_path: Path, clock: VirtualClock) -> None:
@@ -175,5 +197,6 @@ def on_a_shared_store(world: World) -> LinkIntake:
         clock=world.clock,
         choices=world.store,
         announcements=announcements,
+        allowlist=ChatAllowlist((), world.clock),
         max_queued_per_user=10,
     )

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from core.allowlist import ChatAllowlist
 from core.incoming.intake.links import LinkIntake
 from ports.caches import HandledUrls
 from ports.chat_settings import ChatSettings, ChatSettingsStore
@@ -97,6 +98,7 @@ def intake_over(
         clock=world.clock,
         choices=choices or world.store,
         announcements=world.container.announcements(),
+        allowlist=ChatAllowlist((), world.clock),
         max_queued_per_user=10,
     )
 

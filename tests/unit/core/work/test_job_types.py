@@ -84,6 +84,7 @@ def types_of(world: World, periodic: Periodic, *, inline: bool = False) -> list[
         sweep_blobs=periodic.sweep_blobs,
         sweep_caches=periodic.sweep_caches,
         download_timeout=DOWNLOAD_TIMEOUT,
+        refusals=world.container.site_refusals(),
     )
 
 
