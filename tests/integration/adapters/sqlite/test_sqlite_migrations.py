@@ -48,7 +48,8 @@ CANARIES: dict[int, list[str]] = {
         "UPDATE jobs SET token = 7, suspect = 1 WHERE name = 'canary'",
     ],
     8: [
-        "INSERT INTO inbox (update_id, lane, body, received_at) VALUES (12, 'chat:1', '{\"update_id\": 12}', 0)",
+        "INSERT INTO inbox (update_id, lane, body, received_at)"
+        " VALUES (12, 'chat:1', '{\"update_id\": 12}', 0)",
     ],
 }
 
