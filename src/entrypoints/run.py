@@ -11,12 +11,14 @@ see entrypoints/commands.py) → store (and on PostgreSQL, for a process that re
 ingest lock) (a file that is not ours, or a database that cannot be
 reached, exits 2) → Telegram's getMe (asked again with a capped backoff while Telegram does not
 answer; a refused token exits 2) → engine (crash attribution of a dead previous process's jobs,
-dead-lettering of jobs that killed earlier boots) → the command menus (setMyCommands) → a
-webhook left behind deleted → polling. Stop order on SIGTERM/SIGINT: stop
-polling → stop claiming, let in-flight jobs and links still waiting for the store finish for the
-grace period → the log messages' last edits (a few seconds) → close. A polling loop that dies
-is fatal: logged, exit 1. An ingest whose lock is in doubt stops polling until it holds the
-lock again, and goes on (polling.py).
+dead-lettering of jobs that killed earlier boots) → the command menus (setMyCommands) → the
+inbox's replay (updates kept and not handled before the last stop) → a webhook left behind
+deleted → polling (or the webhook server). Stop order on SIGTERM/SIGINT: stop polling (a batch
+already fetched finishes its try to reach the inbox; nothing not kept was confirmed) → stop
+claiming, let in-flight jobs and updates being handled finish for the grace period (what is left
+stays in the store for the next start) → the log messages' last edits (a few seconds) → close. A
+polling loop that dies is fatal: logged, exit 1. An ingest whose lock is in doubt stops polling
+until it holds the lock again, and goes on (entrypoints/bot/polling.py).
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ import signal
 import sys
 from typing import Literal
 
-from aiogram import Bot, Dispatcher
 from returns.result import Failure, Success
 
 from adapters.telegram.account import token_problem
@@ -42,8 +43,6 @@ from entrypoints.logs import configure_logging
 from entrypoints.monitoring.health import Liveness
 from entrypoints.monitoring.metrics import start_metrics
 from entrypoints.settings import Settings, misspelt_settings
-from ports.bot_account import BotAccount
-from ports.clock import Clock
 from ports.errors import StoreError
 
 log = logging.getLogger("vidrelay.run")
@@ -98,8 +97,6 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
             return EXIT_USAGE
         await container.blob_files().clear_staging()  # a dead process's partial downloads
         engine = await container.engine.async_()
-        dispatcher = await container.dispatcher.async_()
-        bot = await container.bot.async_()
         observed = await container.observed.async_()
         observed.liveness.expect(updates=role != "worker", jobs=role != "ingest")
         # Up before Telegram is reached: /healthz says why not yet, /metrics counts the errors.
@@ -115,25 +112,15 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
                     await stop.wait()
                     code = EXIT_OK
                 else:
-                    code = await _receive_updates(
-                        settings,
-                        dispatcher,
-                        bot,
-                        webhook,
-                        stop,
-                        observed.liveness,
-                        ingest_lock,
-                        await container.account.async_(),
-                        container.clock(),
-                    )
+                    code = await _receive_updates(container, webhook, stop, observed.liveness, ingest_lock)
                 return EXIT_USAGE if engine.damage is not None else code
             finally:
                 damaged.cancel()
                 observed.liveness.stopped()
                 grace = settings.shutdown_grace_seconds
-                log.info("stopping: in-flight jobs may finish for %ss", grace)
-                intake = await container.intake.async_()
-                await asyncio.gather(engine.stop(grace), intake.close(grace))
+                log.info("stopping: in-flight jobs and updates may finish for %ss", grace)
+                lanes = await container.lanes.async_()
+                await asyncio.gather(engine.stop(grace), lanes.close(grace))
                 # The videos are out; their logs' last edits may still be on their way.
                 await (await container.log_views.async_()).drain(LOG_DRAIN_SECONDS)
         finally:
@@ -141,26 +128,6 @@ async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all"
                 await metrics.cleanup()
     finally:
         await shutdown(container)  # the ingest lock, if taken, goes with it
-
-
-async def _receive_updates(
-    settings: Settings,
-    dispatcher: Dispatcher,
-    bot: Bot,
-    webhook: bool,
-    stop: asyncio.Event,
-    liveness: Liveness,
-    lock: PollingLock,
-    account: BotAccount,
-    clock: Clock,
-) -> int:
-    await publish_menus(account, command_menus(settings.admin_user_ids))
-    if webhook:
-        return await serve_webhook(settings, dispatcher, bot, account, clock, stop, liveness)
-    await leave_webhook(account)
-    return await poll(
-        dispatcher, bot, stop, liveness, lock, poll_seconds=_poll_seconds(settings.health_stale_seconds)
-    )
 
 
 async def _stop_when_damaged(engine: Engine, stop: asyncio.Event) -> None:
@@ -208,6 +175,19 @@ async def _reach_telegram(container: Container, stop: asyncio.Event) -> int | No
     return EXIT_USAGE
 
 
-def _poll_seconds(stale_seconds: float) -> int:
-    """A long poll that answers well within the staleness window: a quiet bot stays healthy."""
-    return max(1, min(10, int(stale_seconds / 3)))
+async def _receive_updates(
+    container: Container, webhook: bool, stop: asyncio.Event, liveness: Liveness, lock: PollingLock
+) -> int:
+    """The command menus; the inbox's replay (its updates are older than any Telegram still
+    holds); then polling or the webhook server until `stop`."""
+    settings, account = container.settings(), await container.account.async_()
+    await publish_menus(account, command_menus(settings.admin_user_ids))
+    receiver = await container.receiver.async_()
+    if not await receiver.replay(stop):
+        return EXIT_OK
+    kinds = (await container.dispatcher.async_()).resolve_used_update_types()
+    if webhook:
+        bot = await container.bot.async_()
+        return await serve_webhook(settings, receiver, bot, kinds, account, container.clock(), stop, liveness)
+    await leave_webhook(account)
+    return await poll(await container.polling.async_(), kinds, stop, liveness, lock)

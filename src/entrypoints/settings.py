@@ -167,10 +167,17 @@ class Settings(BaseSettings):
     )
     max_queued_per_user: int = Field(10, ge=1, description="per-user queue cap")
     intake_retry_seconds: float = Field(
-        60.0,
+        3600.0,
         gt=0,
-        description="a link the store refuses for now (locked, busy, disk full) is tried again for this "
-        "long before the user is asked to send it again",
+        description="an update kept in the inbox whose link the store will not queue yet (locked, busy, "
+        "disk full) is handled again, with backoff, for this long; then its sender is asked to send it again",
+    )
+    telegram_outage_hours: float = Field(
+        24.0,
+        gt=0,
+        le=24 * 30,
+        description="a video whose delivery cannot reach Telegram (5xx, no connection, a timeout) waits "
+        "this long, its attempt not charged and its file kept, before the job fails",
     )
     max_blob_bytes: int = Field(
         0,
@@ -254,6 +261,15 @@ class Settings(BaseSettings):
     def single_process_store(self) -> bool:
         """Only one process ever uses the store (SQLite's instance lock, memory)."""
         return self.store != "postgres"
+
+    @property
+    def telegram_outage_seconds(self) -> float:
+        return self.telegram_outage_hours * 3600
+
+    @property
+    def store_sharing(self) -> Literal["alone", "shared"]:
+        """The container's Selector key: `single_process_store` as a word."""
+        return "alone" if self.single_process_store else "shared"
 
     @property
     def database_dsn(self) -> str:

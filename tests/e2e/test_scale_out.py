@@ -71,6 +71,28 @@ async def test_eight_links_from_eight_chats_are_each_delivered_exactly_once(depl
     assert all(w.running for w in deployment.workers)
 
 
+async def test_each_link_has_exactly_one_status_message_from_ingest_to_worker(deployment: Deployment) -> None:
+    """The ingest posts the link's log message; the worker, another process, carries on in it."""
+    api, site = deployment.api, deployment.site
+    clip = site.clip("short")
+    sent = []
+    for n in range(4):
+        user = new_user()
+        site.set_route(f"/status/{n}.mp4", Body(clip.read_bytes(), "video/mp4"))
+        sent.append((user, api.send_text(Chat.private(user), user, site.url(f"/status/{n}.mp4"))))
+
+    for user, message in sent:
+        await api.wait_for(
+            lambda u=user, m=message: next((v for v in api.videos(u.id) if v.reply_to == m), None),
+            timeout=WAIT_SECONDS,
+        )
+    for user, message in sent:
+        logs = [m for m in api.messages(user.id) if m.reply_to == message and m.video is None]
+        assert len(logs) == 1, [m.text for m in logs]  # one status message per link
+        [log] = logs
+        await api.wait_for(lambda u=user, i=log.message_id: "✅" in (api.message(u.id, i).text or ""))
+
+
 async def test_sigkill_of_the_worker_holding_a_stalled_download_lets_the_other_deliver_it(
     long_leases: Deployment,
 ) -> None:
@@ -103,23 +125,29 @@ async def test_sigkill_of_the_worker_holding_a_stalled_download_lets_the_other_d
 
 async def _holder_of_the_download(deployment: Deployment, path: str) -> BotProcess:
     """The worker whose claim holds the download of `path`, once the site is stalling it."""
+    pid = await holder_pid(deployment, path)
+    [worker] = [w for w in deployment.workers if w.pid == pid]
+    return worker
+
+
+async def holder_pid(deployment: Deployment, path: str, *, downloading: bool = True, not_pid: int = 0) -> int:
+    """The pid of the process whose claim holds `path`'s job (a worker id is host:pid:random),
+    once the site is serving it (`downloading`), and once it is not `not_pid`'s."""
     deadline = time.monotonic() + WAIT_SECONDS
     connection = await asyncpg.connect(deployment.dsn)
     try:
         while True:
-            stalled = any(r.path == path and r.finished is None for r in deployment.site.requests)
+            served = any(r.path == path and r.finished is None for r in deployment.site.requests)
             holder = await connection.fetchval(
                 "SELECT claimed_by FROM jobs WHERE claimed_by IS NOT NULL AND payload LIKE $1", f"%{path}%"
             )
-            if stalled and holder is not None:
-                break
-            assert time.monotonic() < deadline, "the stalled download was never claimed"
+            pid = int(holder.split(":")[1]) if holder is not None else 0
+            if pid and pid != not_pid and (served or not downloading):
+                return pid
+            assert time.monotonic() < deadline, f"{path}'s job was never held so"
             await asyncio.sleep(0.05)
     finally:
         await connection.close()
-    pid = int(holder.split(":")[1])  # a worker id is host:pid:random
-    [worker] = [w for w in deployment.workers if w.pid == pid]
-    return worker
 
 
 async def _until_downloads_settled(dsn: str) -> tuple[int, int]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ports.blobs import BlobRecord
 from ports.chat_settings import ChatSettings
+from ports.inbox import RawUpdate
 from ports.jobs import FailedJob, Job, NewJob
 from ports.media import VideoInfo
 from ports.pending import PendingRequest
@@ -23,6 +24,13 @@ class CachedInfo:
     created_at: float
 
 
+@dataclass(slots=True)
+class InboxRow:
+    update: RawUpdate
+    received_at: float
+    handled_at: float | None = None
+
+
 @dataclass
 class MemoryTables:
     jobs: dict[int, Job] = field(default_factory=dict)
@@ -33,6 +41,7 @@ class MemoryTables:
     info: dict[str, CachedInfo] = field(default_factory=dict)
     secrets: dict[str, bytes] = field(default_factory=dict)
     chat_settings: dict[int, ChatSettings] = field(default_factory=dict)
+    inbox: dict[int, InboxRow] = field(default_factory=dict)
     next_job_id: int = 1
     next_failed_id: int = 1
 

@@ -291,4 +291,22 @@ MIGRATIONS: tuple[Migration, ...] = (
         "dead workers found by their sessions",
         (HOLDERS, "CREATE INDEX vidrelay_holders_session ON vidrelay_holders (session)", TAKE_BACK_ABSENT),
     ),
+    Migration(
+        "update inbox",
+        (
+            # An update is kept here before Telegram hears it arrived; a handled one keeps its row
+            # (handled_at) until swept, so a batch handed out again is not handled twice.
+            """
+            CREATE TABLE inbox (
+                update_id bigint PRIMARY KEY,
+                lane text NOT NULL,
+                body text NOT NULL,
+                received_at double precision NOT NULL,
+                handled_at double precision
+            )
+            """,
+            "CREATE INDEX inbox_waiting ON inbox (update_id) WHERE handled_at IS NULL",
+            "CREATE INDEX inbox_handled_at ON inbox (handled_at) WHERE handled_at IS NOT NULL",
+        ),
+    ),
 )

@@ -95,6 +95,7 @@ _OURS: Final = (
     "video_info",
     "handled_urls",
     "install_secrets",
+    "inbox",
 )
 
 

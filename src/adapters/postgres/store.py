@@ -1,6 +1,6 @@
 """Every store port on one PostgreSQL database, for one ingest process and many workers on many
-machines: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings)
-over one pool.
+machines: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings,
+inbox) over one pool.
 
 Unlike SQLite there is no single-instance lock: any number of processes share the database, and
 the leases, fencing tokens and dead-holder rule of the queue are what keep them apart; a process
@@ -24,6 +24,8 @@ from adapters.postgres.database import Database
 from adapters.postgres.driver import check_driver
 from adapters.postgres.dsn import masked
 from adapters.postgres.errors import as_store_errors
+from adapters.postgres.held_back import PostgresHeldBackJobs
+from adapters.postgres.inbox import PostgresInbox
 from adapters.postgres.jobs import PostgresJobQueue
 from adapters.postgres.limits import DEFAULT_LIMITS, SessionLimits
 from adapters.postgres.notices import WorkListener, WorkNotifier
@@ -55,6 +57,8 @@ class PostgresStore(
     PostgresHandledUrls,
     PostgresInstallSecrets,
     PostgresChatSettings,
+    PostgresInbox,
+    PostgresHeldBackJobs,
     WorkNotices,
     Store,
 ):

@@ -1,6 +1,6 @@
 """Every store port on one embedded SQLite file (WAL, group commit), with the memory store's
 semantics: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets,
-chat_settings) over one writer; work notices from other processes (`vidrelay jobs retry`)
+chat_settings, inbox) over one writer; work notices from other processes (`vidrelay jobs retry`)
 through the file's data_version."""
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from adapters.sqlite.blobs import SqliteBlobIndex
 from adapters.sqlite.caches import SqliteHandledUrls, SqliteInfoCache
 from adapters.sqlite.chat_settings import SqliteChatSettings
 from adapters.sqlite.connection import SYNCHRONOUS_LEVELS, FileSettings, SqliteConnection
+from adapters.sqlite.held_back import SqliteHeldBackJobs
+from adapters.sqlite.inbox import SqliteInbox
 from adapters.sqlite.jobs import SqliteJobQueue
 from adapters.sqlite.notices import ForeignCommits
 from adapters.sqlite.opening import open_checked
@@ -47,6 +49,8 @@ class SqliteStore(
     SqliteHandledUrls,
     SqliteInstallSecrets,
     SqliteChatSettings,
+    SqliteInbox,
+    SqliteHeldBackJobs,
     Store,
     WorkNotices,
 ):

@@ -69,6 +69,11 @@ class FloodControl(BaseRequestMiddleware):
         self._max_retries = max_retries
         self._max_retry_after = max_retry_after
 
+    @property
+    def longest_wait_seconds(self) -> float:
+        """The longest a call may wait here for Telegram's 429s before it is made or refused."""
+        return self._max_retries * self._max_retry_after
+
     async def __call__(
         self,
         make_request: NextRequestMiddlewareType[TelegramType],

@@ -61,7 +61,7 @@ class Boot:
         gave_up = 0
         now = self._clock.now()
         for job in await self._queue.claim_exhausted(self._worker_id, now, self._lease_seconds):
-            self._in_flight.hold(job, self._clock.now())
+            self._in_flight.hold(job, self._clock.now())  # buried at once: no lease watch needed
             job_type = self._registry.get(job.name)
             periodic = bool(job_type and job_type.interval_seconds)
             state = JobState.before_claim(job, periodic=periodic)

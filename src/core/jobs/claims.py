@@ -1,7 +1,8 @@
 """This process's claims on the queue: the next job for a free worker, and when to look again.
 
 A claim spends the attempt and takes a lease in one write (see ports.queue); the job is held
-(`InFlight`) from the moment the claim returns, so the heartbeat renews it from then on. Keys
+(`InFlight`) from the moment the claim returns, so the heartbeat renews it from then on and the
+lease watch stops its attempt if it cannot. Keys
 whose circuit breaker is open are not claimed.
 """
 
@@ -42,13 +43,15 @@ class Claims:
         self._progress_at = self._clock.now()
 
     async def claim(self) -> Job | None:
-        now = self._clock.now()
+        now, sent = self._clock.now(), self._clock.monotonic()
         # A claim cancelled mid-way (a stop past its grace) may have committed unseen: its row
         # is let go by a later heartbeat (or boot), like any claim whose answer was lost.
         paused = self._breakers.paused_keys(now)
         job = await self._health.write(self._queue.claim(self._worker_id, now, self._lease_seconds, paused))
         if job is not None:
-            self._in_flight.hold(job, now)
+            # The lease runs from when the claim was sent, by this process's reckoning: the store
+            # took it then or later, so the lease really ends then or later (see in_flight.py).
+            self._in_flight.hold(job, now, sent + self._lease_seconds)
             self._progress_at = now
         return job
 

@@ -14,6 +14,9 @@ class EngineConfig:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     lease_seconds: float = 30.0
     """Short: a dead worker's jobs come back this soon. The heartbeat keeps live ones held."""
+    max_lease_margin_seconds: float = 5.0
+    """A Telegram call for a job goes out only with this much of its lease left (less with short
+    leases: see `lease_margin_seconds`)."""
     heartbeat_seconds: float = 10.0
     max_idle_seconds: float = 30.0
     """Safety net for work of another process: in-process enqueues wake at once, and the stores
@@ -34,3 +37,8 @@ class EngineConfig:
         default_factory=lambda: RetryPolicy(base_seconds=0.5, cap_seconds=30.0, jitter=0.5)
     )
     """Between tries of a background loop whose store or handler failed."""
+
+    @property
+    def lease_margin_seconds(self) -> float:
+        """At most a third of the lease: renewed every third, a live lease always has two left."""
+        return min(self.max_lease_margin_seconds, self.lease_seconds / 3)

@@ -11,9 +11,11 @@ still dies is started again.
 The pieces, each built here with what it needs: boot.py (crash attribution at start),
 producing.py (making jobs), claims.py (taking them), worker.py (the loop), running.py (one
 claimed job to its settling), attempt.py (deadlines), settling.py (the finishing writes),
-heartbeat.py (leases), supervision.py (staying alive). What they share is passed to each:
-the held jobs (`InFlight`), the store's health, and two signals — `wake` (work may be
-claimable) and `finished` (a job let go of its row).
+heartbeat.py (leases), lease_watch.py and fence.py (an attempt that may no longer hold its
+lease stops, and says nothing more to Telegram), supervision.py (staying alive). What they
+share is passed to each: the held jobs (`InFlight`, where an attempt is stopped from outside),
+the store's health, and two signals — `wake` (work may be claimable) and `finished` (a job let
+go of its row).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from core.jobs.config import EngineConfig
 from core.jobs.health import EngineHealth, StoreHealth
 from core.jobs.heartbeat import Heartbeat
 from core.jobs.in_flight import InFlight
+from core.jobs.lease_watch import LeaseWatch
 from core.jobs.producing import Producer
 from core.jobs.registry import JobRegistry
 from core.jobs.running import Attempts
@@ -129,6 +132,18 @@ class Engine(JobSubmitter):
             in_flight=in_flight,
             settler=settler,
         )
+        self._heartbeat = Heartbeat(
+            queue=queue,
+            clock=clock,
+            worker_id=worker_id,
+            in_flight=in_flight,
+            health=self._health,
+            every_seconds=config.heartbeat_seconds,
+            lease_seconds=config.lease_seconds,
+        )
+        self._lease_watch = LeaseWatch(
+            clock=clock, in_flight=in_flight, idle_seconds=config.heartbeat_seconds
+        )
         self._claims = claims = Claims(
             queue=queue,
             clock=clock,
@@ -150,6 +165,8 @@ class Engine(JobSubmitter):
             settler=settler,
             jobs=self._producer,
             stopping=self._stopping,
+            reserve=self._heartbeat.reserve,
+            lease_margin_seconds=config.lease_margin_seconds,
         )
         self._workers = [
             Worker(
@@ -166,15 +183,6 @@ class Engine(JobSubmitter):
             )
             for n in range(config.concurrency)
         ]
-        self._heartbeat = Heartbeat(
-            queue=queue,
-            clock=clock,
-            worker_id=worker_id,
-            in_flight=in_flight,
-            health=self._health,
-            every_seconds=config.heartbeat_seconds,
-            lease_seconds=config.lease_seconds,
-        )
         self._supervisor = Supervisor(clock=clock, wanted_workers=config.concurrency, new_backoff=new_backoff)
         self._running: _Tasks | None = None
 
@@ -250,8 +258,11 @@ class Engine(JobSubmitter):
         key: str = "",
         owner_id: int | None = None,
         guard: Guard | None = None,
+        available_at: float = 0.0,
     ) -> int | None:
-        return await self._producer.submit(name, payload, key=key, owner_id=owner_id, guard=guard)
+        return await self._producer.submit(
+            name, payload, key=key, owner_id=owner_id, guard=guard, available_at=available_at
+        )
 
     def new_job(self, name: str, payload: Payload, *, key: str = "", owner_id: int | None = None) -> NewJob:
         return self._producer.new_job(name, payload, key=key, owner_id=owner_id)
@@ -285,6 +296,7 @@ class Engine(JobSubmitter):
                 for n, worker in enumerate(self._workers)
             ],
             heartbeat=keep("vidrelay-heartbeat", self._heartbeat.run),
+            lease_watch=keep("vidrelay-lease-watch", self._lease_watch.run),
             ticks=[
                 keep(f"vidrelay-tick-{job_type.name}", partial(self._producer.tick, job_type))
                 for job_type in self._registry.periodic()
@@ -312,9 +324,11 @@ class Engine(JobSubmitter):
         # of deleting a finished job's row must finish that step, or a claimed job would keep a
         # spent attempt and a delivered one would run again.
         await first_of(all_done(running.workers), self._clock.sleep(grace_seconds))
-        for task in [*running.workers, running.heartbeat]:
+        for task in [*running.workers, running.heartbeat, running.lease_watch]:
             task.cancel()
-        await settle([*running.workers, running.heartbeat, *self._deadlines.cancel_abandoned()])
+        await settle(
+            [*running.workers, running.heartbeat, running.lease_watch, *self._deadlines.cancel_abandoned()]
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,4 +337,5 @@ class _Tasks:
 
     workers: list[asyncio.Task[None]]
     heartbeat: asyncio.Task[None]
+    lease_watch: asyncio.Task[None]
     ticks: list[asyncio.Task[None]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from core.jobs.health import StoreHealth
 from core.jobs.registry import JobRegistry, JobType
@@ -52,8 +53,10 @@ class Producer(JobSubmitter):
         key: str = "",
         owner_id: int | None = None,
         guard: Guard | None = None,
+        available_at: float = 0.0,
     ) -> int | None:
-        return await self.enqueue(self.new_job(name, payload, key=key, owner_id=owner_id), guard)
+        job = replace(self.new_job(name, payload, key=key, owner_id=owner_id), available_at=available_at)
+        return await self.enqueue(job, guard)
 
     def new_job(self, name: str, payload: Payload, *, key: str = "", owner_id: int | None = None) -> NewJob:
         job_type = self._registry.get(name)

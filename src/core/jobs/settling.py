@@ -18,7 +18,7 @@ from core.jobs.backoff import Backoff
 from core.jobs.context import DeadJob
 from core.jobs.fields import log_fields
 from core.jobs.health import StoreHealth
-from core.jobs.in_flight import HeldJob, InFlight
+from core.jobs.in_flight import HeldJob, InFlight, StopReason
 from core.jobs.outcome import INTERNAL, JobFailure
 from core.jobs.registry import JobType
 from core.jobs.signals import Signal
@@ -138,7 +138,10 @@ class Settler:
                 log.warning("job %s failed, trying again", what, exc_info=True, extra=log_fields(job))
                 await self._clock.sleep(backoff.next())
                 continue
-            if not landed:
+            if landed:
+                self._in_flight.landed(job.lease)
+            else:
+                self._in_flight.stop(job.lease, StopReason.LOST)
                 # After a failed try this may also be that try having landed after all.
                 log.warning(
                     "job lost its lease: its %s changed nothing%s",

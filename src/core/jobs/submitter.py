@@ -22,6 +22,8 @@ class JobSubmitter(Protocol):
         key: str = "",
         owner_id: int | None = None,
         guard: Guard | None = None,
+        available_at: float = 0.0,
     ) -> int | None:
-        """Enqueue a registered job type with its own attempt budget; None if the guard refused."""
+        """Enqueue a registered job type with its own attempt budget, due at `available_at` (0:
+        now); None if the guard refused."""
         ...

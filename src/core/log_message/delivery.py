@@ -3,9 +3,13 @@
 "message is not modified" counts as delivered, a chunk Telegram cannot parse is resent as plain
 text, flood control and server errors are waited out, and a log message the user deleted is
 replaced by a fresh reply. What cannot be delivered raises MessengerError for the caller to log.
+Before each call `may_speak` is asked (the job's fence): when it says no, Silenced is raised and
+nothing more goes out.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from core.log_message.chunks import split_html, strip_tags
 from core.log_message.state import LogAddress, LogState
@@ -23,21 +27,44 @@ _PASSES = 3
 _MAX_WAIT_SECONDS = 30.0
 
 
-async def deliver(messenger: Messenger, clock: Clock, to: LogAddress, state: LogState, text: str) -> None:
+class Silenced(Exception):
+    """The view's owner may no longer speak for its job (`may_speak` said no)."""
+
+
+def _always() -> bool:
+    return True
+
+
+async def deliver(
+    messenger: Messenger,
+    clock: Clock,
+    to: LogAddress,
+    state: LogState,
+    text: str,
+    may_speak: Callable[[], bool] = _always,
+) -> None:
     """Make the chat show `text`, recording message ids and delivered chunks in `state`."""
     if not text.strip():
         return
     for index, chunk in enumerate(split_html(text)):
         if index < len(state.delivered) and state.delivered[index] == chunk:
             continue
-        await _deliver_chunk(messenger, clock, to, state, index, chunk)
+        await _deliver_chunk(messenger, clock, to, state, index, chunk, may_speak)
 
 
 async def _deliver_chunk(
-    messenger: Messenger, clock: Clock, to: LogAddress, state: LogState, index: int, chunk: str
+    messenger: Messenger,
+    clock: Clock,
+    to: LogAddress,
+    state: LogState,
+    index: int,
+    chunk: str,
+    may_speak: Callable[[], bool],
 ) -> None:
     html = True
     for attempt in range(_PASSES):
+        if not may_speak():
+            raise Silenced
         try:
             await _send_or_edit(messenger, to, state, index, chunk, html)
         except MessengerError as error:

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from core.log_message.delivery import deliver
+from core.log_message.delivery import Silenced, deliver
 from core.log_message.view import LogView
 from ports.clock import Clock
 from ports.messenger import Messenger, MessengerError
@@ -66,7 +66,11 @@ class ChatSender:
         version, text = view.version, view.render()
         had = list(view.state.message_ids)
         try:
-            await deliver(self._messenger, self._clock, view.to, view.state, text)
+            await deliver(self._messenger, self._clock, view.to, view.state, text, lambda: view.may_speak)
+        except Silenced:
+            # The job's attempt no longer holds its lease: another worker may be showing it now.
+            log.info("log message left to the job's new holder", extra={"chat_id": self.chat_id})
+            view.abandon()
         except MessengerError as error:
             # Given up on this text; the next change of the view tries again.
             log.warning("log message not delivered", exc_info=error, extra={"chat_id": self.chat_id})

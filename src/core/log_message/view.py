@@ -25,6 +25,8 @@ from ports.pacing import Turn
 
 Persist = Callable[[LogState], Awaitable[None]]
 """Saves the state into the job's row: the owner's way to keep a new message id across a crash."""
+Fence = Callable[[], bool]
+"""Whether the worker that owns the view may still speak for its job (it holds the job's lease)."""
 
 
 class LogView:
@@ -37,6 +39,8 @@ class LogView:
         self._on_change = on_change or (lambda _: None)
         self._shown_to_chat = on_change is not None
         self.persist: Persist | None = None
+        self.fence: Fence | None = None
+        """None: nobody's lease to ask (the intake's announcement, before a worker adopts it)."""
         self.version = 0
         self.delivered_version = 0
         self.closed = False
@@ -92,6 +96,16 @@ class LogView:
         self.delivered_version = self.version
         await self._landed()
         self._on_change(self)
+
+    def abandon(self) -> None:
+        """Its owner may no longer speak for the job: nothing more of it goes to the chat."""
+        self.closed = True
+        self.delivered_version = self.version
+        self._delivered.set()
+
+    @property
+    def may_speak(self) -> bool:
+        return self.fence is None or self.fence()
 
     async def shown_all(self) -> None:
         """Until the chat shows this view's latest text (or the sender gave up on it): for a last

@@ -3,7 +3,9 @@
 Telegram hands a bot's updates to one poller. On PostgreSQL the ingest lock says who that is
 (adapters/postgres/ingest_lock.py): polling starts when the lock is held, stops the moment it is
 in doubt, and starts again once the lock is taken again — the process itself never exits for it.
-While it does not poll, /healthz says so (not receiving updates).
+While it does not poll, /healthz says so (not receiving updates). Each stop lets a batch already
+fetched finish its try to reach the inbox (core/incoming/updates/polling.py): what it did not
+keep was not confirmed, so Telegram hands it out again to whoever polls next.
 """
 
 from __future__ import annotations
@@ -11,11 +13,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from typing import Protocol
 
-from aiogram import Bot, Dispatcher
-
+from core.incoming.updates.polling import Polling
 from entrypoints.monitoring.health import Liveness
 
 log = logging.getLogger("vidrelay.run")
@@ -39,45 +40,29 @@ class AlwaysHeld:
 
 
 async def poll(
-    dispatcher: Dispatcher,
-    bot: Bot,
-    stop: asyncio.Event,
-    liveness: Liveness,
-    lock: PollingLock,
-    *,
-    poll_seconds: int = 10,
+    polling: Polling, kinds: Sequence[str], stop: asyncio.Event, liveness: Liveness, lock: PollingLock
 ) -> int:
-    """Poll while `lock` is held, until `stop`; EXIT_FATAL when polling itself dies. Each long poll
-    lasts at most `poll_seconds`."""
+    """Poll while `lock` is held, until `stop`; EXIT_FATAL when polling itself dies."""
     while True:
         if not await _first(lock.held.wait(), stop.wait()):
             return EXIT_OK
-        polling = asyncio.create_task(
-            dispatcher.start_polling(
-                bot,
-                handle_signals=False,
-                close_bot_session=False,
-                allowed_updates=dispatcher.resolve_used_update_types(),
-                polling_timeout=poll_seconds,
-            )
-        )
-        liveness.polling(polling)
+        halt = asyncio.Event()  # this run's end: the stop, or the lock in doubt
+        running = asyncio.create_task(polling.run(halt, kinds), name="vidrelay-polling")
+        liveness.polling(running)
         doubt, stopping = asyncio.ensure_future(lock.in_doubt.wait()), asyncio.ensure_future(stop.wait())
-        await asyncio.wait({polling, doubt, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({running, doubt, stopping}, return_when=asyncio.FIRST_COMPLETED)
         doubt.cancel()
         stopping.cancel()
-        if polling.done():
-            error = polling.exception()
+        if running.done():
+            error = running.exception()
             log.critical("polling stopped unexpectedly", exc_info=error)
             return EXIT_FATAL
-        if stop.is_set():
-            log.info("signal received: stopping polling")
-        # Not polling.cancel(): aiogram then logs "Polling stopped" and leaves its inner polling
-        # task running. Its stop signal cancels that task, and the long poll with it, at once.
-        with contextlib.suppress(RuntimeError):
-            await dispatcher.stop_polling()
+        log.info(
+            "signal received: stopping polling" if stop.is_set() else "polling stops: the lock is in doubt"
+        )
+        halt.set()
         with contextlib.suppress(Exception):
-            await polling
+            await running  # a batch already fetched finishes its try to reach the inbox
         if stop.is_set():
             return EXIT_OK
 

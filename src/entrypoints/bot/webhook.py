@@ -1,5 +1,10 @@
-"""`vidrelay run --webhook`: Telegram posts each update to VIDRELAY_WEBHOOK_URL, with the secret
-token, and the webhook server answers 200 once the update is durable.
+"""`vidrelay run --webhook`: Telegram POSTs each update to VIDRELAY_WEBHOOK_URL, with the secret
+token, and hears 200 only once the inbox kept it.
+
+A request whose update the store would not keep is answered 503, so Telegram delivers it again
+(it retries a failed delivery with a growing delay); one without the secret token 401, one that
+is not an update 400. aiohttp's shutdown waits for requests in flight, so a stop lets the updates
+already received reach the inbox.
 
 A quiet bot gets no request for hours, so freshness (`/healthz`) also comes from asking Telegram:
 every third of VIDRELAY_HEALTH_STALE_SECONDS, getWebhookInfo says whether the webhook is still
@@ -11,12 +16,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
+import json
+import logging
+from collections.abc import Sequence
 
-from aiogram import Bot, Dispatcher
-from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
+from aiogram import Bot
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
+from adapters.telegram.updates import raw_update_of_json
+from core.incoming.updates.receiving import Receiver
 from core.update_freshness import UpdateFreshness
 from entrypoints.listening import listen
 from entrypoints.monitoring.health import Liveness
@@ -25,14 +35,18 @@ from ports.bot_account import BotAccount
 from ports.clock import Clock
 from ports.messenger import MessengerError
 
+log = logging.getLogger("vidrelay.webhook")
+
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"  # noqa: S105 - the header's name
 PATH = "/webhook"
 EXIT_OK = 0
 
 
 async def serve_webhook(
     settings: Settings,
-    dispatcher: Dispatcher,
+    receiver: Receiver,
     bot: Bot,
+    kinds: Sequence[str],
     account: BotAccount,
     clock: Clock,
     stop: asyncio.Event,
@@ -41,18 +55,13 @@ async def serve_webhook(
     assert settings.webhook_url is not None
     assert settings.webhook_secret is not None
     secret = settings.webhook_secret.get_secret_value()
-    web_app = web.Application(middlewares=[_taken(liveness.freshness)] if liveness.freshness else [])
-    SimpleRequestHandler(dispatcher=dispatcher, bot=bot, secret_token=secret).register(web_app, path=PATH)
-    setup_application(web_app, dispatcher, bot=bot)
-    runner = web.AppRunner(web_app, access_log=None)
+    runner = web.AppRunner(webhook_app(receiver, secret, liveness.freshness), access_log=None)
     await runner.setup()
     all_interfaces = "0.0.0.0"  # noqa: S104 - behind the operator's HTTPS proxy
     await listen(
         runner, all_interfaces, settings.webhook_port, serving="the webhook", setting="VIDRELAY_WEBHOOK_PORT"
     )
-    await bot.set_webhook(
-        settings.webhook_url, secret_token=secret, allowed_updates=dispatcher.resolve_used_update_types()
-    )
+    await bot.set_webhook(settings.webhook_url, secret_token=secret, allowed_updates=list(kinds))
     liveness.webhook(listening=True)
     watching = None
     if liveness.freshness is not None:
@@ -67,8 +76,32 @@ async def serve_webhook(
             with contextlib.suppress(asyncio.CancelledError):
                 await watching
         liveness.stopped()
-        await runner.cleanup()
+        await runner.cleanup()  # waits for the requests in flight: their updates reach the inbox
     return EXIT_OK
+
+
+def webhook_app(receiver: Receiver, secret: str, freshness: UpdateFreshness | None = None) -> web.Application:
+    async def on_update(request: web.Request) -> web.Response:
+        if not hmac.compare_digest(request.headers.get(SECRET_HEADER, "").encode(), secret.encode()):
+            return web.Response(status=401)
+        try:
+            update = raw_update_of_json(json.loads(await request.read()))
+        except (ValueError, TypeError):  # not JSON, or not an update
+            return web.Response(status=400)
+        try:
+            await receiver.receive([update])
+        except Exception as error:  # whatever the store raised: not kept
+            log.warning(
+                "update not kept: answered 503, Telegram delivers it again",
+                exc_info=error,
+                extra={"update_id": update.update_id},
+            )
+            return web.Response(status=503)
+        return web.Response(status=200)
+
+    app = web.Application(middlewares=[_taken(freshness)] if freshness is not None else [])
+    app.router.add_post(PATH, on_update)
+    return app
 
 
 def _taken(freshness: UpdateFreshness) -> Middleware:

@@ -15,7 +15,7 @@ from adapters.prometheus.metrics import CONTENT_TYPE, ProcessState, PrometheusMe
 from core.jobs.breaker import CircuitBreakers
 from core.status import StatusQuery
 from entrypoints.listening import listen
-from entrypoints.monitoring.health import Liveness, Workers, health_problem
+from entrypoints.monitoring.health import Liveness, Waits, Workers, health_problem
 from ports.clock import Clock
 from ports.errors import StoreError
 
@@ -33,6 +33,8 @@ class Observed:
     update_outcomes: Counter[str]
     clock: Clock
     liveness: Liveness
+    waits: Waits
+    """Deliveries waiting out a Telegram outage."""
 
 
 async def _state(observed: Observed) -> ProcessState:
@@ -56,7 +58,7 @@ def metrics_app(observed: Observed) -> web.Application:
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
 
     async def healthz(request: web.Request) -> web.Response:
-        problem = health_problem(observed.liveness, observed.workers)
+        problem = health_problem(observed.liveness, observed.workers, observed.waits)
         if problem is None:
             try:
                 await observed.status.counts()

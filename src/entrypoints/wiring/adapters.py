@@ -23,14 +23,16 @@ from adapters.net.upstream import UpstreamProxy
 from adapters.prometheus.metrics import PrometheusMetrics
 from adapters.telegram.account import TelegramAccount
 from adapters.telegram.flood import FloodControl
-from adapters.telegram.messenger import TelegramMessenger
-from adapters.telegram.session import make_bot
+from adapters.telegram.messenger import VIDEO_REQUEST_TIMEOUT_SECONDS, TelegramMessenger
+from adapters.telegram.session import REQUEST_TIMEOUT_SECONDS, make_bot
+from adapters.telegram.updates import TelegramUpdates
 from adapters.ytdlp.downloader import YtDlpDownloader
 from adapters.ytdlp.heights import YtDlpFormatChoice
 from adapters.ytdlp.locator import YtDlpLocator
 from adapters.ytdlp.updater import YtDlpUpdater
 from core.update_freshness import UpdateFreshness
 from core.url_policy import GuardRules
+from core.work.fenced import SendBudgets
 from entrypoints.settings import Settings
 from entrypoints.wiring.stores import Stores, postgres_limits
 from ports.clock import Clock
@@ -92,6 +94,15 @@ async def _ingest_lock(settings: Settings, clock: Clock) -> AsyncIterator[Ingest
 
 def _short_id() -> str:
     return uuid.uuid4().hex[:16]
+
+
+def send_budgets(flood_wait_seconds: float) -> SendBudgets:
+    """How long a send may take through this Telegram adapter: its request deadline, plus the
+    waits its flood control may make before the request goes out."""
+    return SendBudgets(
+        upload_seconds=VIDEO_REQUEST_TIMEOUT_SECONDS + flood_wait_seconds,
+        call_seconds=REQUEST_TIMEOUT_SECONDS + flood_wait_seconds,
+    )
 
 
 class Adapters(Stores):
@@ -178,3 +189,5 @@ class Adapters(Stores):
     )
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     account = providers.Singleton(TelegramAccount, bot)
+    updates = providers.Singleton(TelegramUpdates, bot)
+    """Telegram's getUpdates long poll, for the ingest's polling."""

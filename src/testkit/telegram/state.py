@@ -10,6 +10,7 @@ from testkit.telegram.faults import Faults
 from testkit.telegram.files import FileRegistry
 from testkit.telegram.flood import FloodGate, FloodLimits
 from testkit.telegram.messages import InlineMessage, MessageStore
+from testkit.telegram.outages import Outage
 from testkit.telegram.people import Chat, User
 from testkit.telegram.records import Journal
 from testkit.telegram.update_queue import UpdateQueue
@@ -62,6 +63,7 @@ class TelegramState:
         self.inline_queries: dict[str, User] = {}
         self.inline_messages: dict[str, InlineMessage] = {}
         self.faults = Faults()
+        self.outage: Outage | None = None
         self.journal = Journal()
         self.webhook: dict[str, Any] | None = None
         self.webhook_error: tuple[int, str] | None = None

@@ -93,7 +93,7 @@ async def after_send(
     refused send is the job's failure. `stored_file_id`: what a send by file_id went out as."""
     if isinstance(sent, Failure):
         return not_sent(sent.failure(), clock)
-    report.sent(record.size)
+    await report.sent(record.size)  # before anything else: the narrowest window for a second copy
     uploaded = sent.unwrap()
     file_id = uploaded.file_id if uploaded is not None else stored_file_id
     if file_id is None:

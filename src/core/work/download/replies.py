@@ -17,6 +17,10 @@ class Replies:
         self._messenger = messenger
         self._handled = handled
 
+    def through(self, messenger: Messenger) -> Replies:
+        """The same replies, said through `messenger` (an attempt's fenced one)."""
+        return Replies(messenger, self._handled)
+
     async def say(self, request: DownloadRequest, text: str) -> None:
         try:
             await self._messenger.send_text(request.chat_id, text, reply_to=request.message_id)

@@ -47,6 +47,10 @@ CANARIES: dict[int, list[str]] = {
     7: [
         "UPDATE jobs SET token = 7, suspect = 1 WHERE name = 'canary'",
     ],
+    8: [
+        "INSERT INTO inbox (update_id, lane, body, received_at)"
+        " VALUES (12, 'chat:1', '{\"update_id\": 12}', 0)",
+    ],
 }
 
 
@@ -92,6 +96,7 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
         refused = await store.enqueue(NewJob("download_video", {}, 3), NOW, guard) is None
         secret = await store.install_secret("canary", b"new")
         chosen = await store.chat_settings(-42)
+        waiting = await store.waiting_updates()
     finally:
         await store.close()
 
@@ -104,6 +109,7 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
     assert refused == (version >= 4)
     assert secret == (b"\xc0\xff\xee" if version >= 5 else b"new")
     assert chosen == (ChatSettings(480, True, False, 600) if version >= 6 else None)
+    assert [k.update.update_id for k in waiting] == ([12] if version >= 8 else [])
 
 
 async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:

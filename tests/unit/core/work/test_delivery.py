@@ -66,7 +66,7 @@ class Recording(Destination, Report):
     def unsent(self) -> None:
         self.calls.append("unsent")
 
-    def sent(self, size: int | None) -> None:
+    async def sent(self, size: int | None) -> None:
         self.calls.append(f"sent {size}")
 
     async def ending(self) -> None:
