@@ -49,7 +49,7 @@ class Container(Jobs):
 
     # The handler side: what the handlers use.
     announcements = providers.Singleton(
-        Announcements, log_views, store, worker_slots=settings.provided.job_concurrency
+        Announcements, log_views, store, clock=clock, worker_slots=settings.provided.job_concurrency
     )
     enqueue_retries = providers.Singleton(
         EnqueueRetries,

@@ -47,6 +47,7 @@ CANARIES: dict[int, list[str]] = {
     7: [
         "UPDATE jobs SET token = 7, suspect = 1 WHERE name = 'canary'",
     ],
+    8: ["UPDATE jobs SET requester = 5, turn = 4 WHERE name = 'canary'"],
 }
 
 
@@ -97,6 +98,7 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
 
     assert [(j.name, j.payload) for j in jobs] == ([("canary", {"n": 1})] if version >= 1 else [])
     assert [(j.token, j.suspect) for j in jobs] == ([(7, True)] if version >= 7 else [(0, False)] * len(jobs))
+    assert [(j.requester, j.turn) for j in jobs] == ([(5, 4)] if version >= 8 else [(None, 0)] * len(jobs))
     assert [f.name for f in failed] == (["dead_canary"] if version >= 1 else [])
     assert (parked is not None) == (version >= 2)
     assert (blob is not None and blob.file_name == "c.mp4") == (version >= 3)

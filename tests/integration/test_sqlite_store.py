@@ -107,14 +107,34 @@ def plan_of(path: Path, sql: str, parameters: tuple[object, ...] | list[object])
     return " | ".join(row[3] for row in other_connection(path, f"EXPLAIN QUERY PLAN {sql}", parameters))
 
 
-async def test_the_claim_walks_the_primary_key_without_sorting(store: SqliteStore, path: Path) -> None:
+async def test_the_claim_walks_the_fair_order_index_without_sorting(store: SqliteStore, path: Path) -> None:
     from adapters.sqlite.jobs import _FIRST_FREE, _FIRST_FREE_UNPAUSED
 
     for sql, params in ((_FIRST_FREE, (0,)), (_FIRST_FREE_UNPAUSED, (0, "[]"))):
         plan = plan_of(path, sql, params)
-        assert "SCAN jobs" in plan
+        assert "SCAN jobs USING INDEX jobs_fair" in plan
         assert "TEMP B-TREE" not in plan
-        assert "INDEX" not in plan.replace("json_each VIRTUAL TABLE INDEX", "")
+
+
+async def test_a_new_rows_turn_is_index_lookups_only(store: SqliteStore, path: Path) -> None:
+    from adapters.sqlite.jobs import _INSERT_JOB
+
+    plan = plan_of(path, _INSERT_JOB, ("n", "{}", 3, 0.0, "", None, 0.0, 7))
+
+    assert "jobs_requester" in plan
+    assert "jobs_claimed_by" in plan
+    assert "jobs_fair" in plan
+    assert "SCAN jobs" not in plan.replace("SCAN jobs USING", "")
+
+
+async def test_the_place_in_the_queue_reads_only_the_rows_before_it(store: SqliteStore, path: Path) -> None:
+    from adapters.sqlite.queue_view import _AHEAD_OF
+
+    plan = plan_of(path, _AHEAD_OF, (1, 0.0))
+
+    assert "USING INTEGER PRIMARY KEY" in plan
+    assert "jobs_fair (turn<?)" in plan
+    assert "TEMP B-TREE" not in plan
 
 
 @pytest.mark.parametrize(

@@ -37,12 +37,15 @@ class RefusingJobs:
         *,
         key: str = "",
         owner_id: int | None = None,
+        requester: int | None = None,
         guard: Guard | None = None,
     ) -> int | None:
         self.tries += 1
         if self._refusing():
             raise StoreError("SQLite: database is locked")
-        return await self._engine.submit(name, payload, key=key, owner_id=owner_id, guard=guard)
+        return await self._engine.submit(
+            name, payload, key=key, owner_id=owner_id, requester=requester, guard=guard
+        )
 
 
 class RefusingChoices:
@@ -66,7 +69,10 @@ class RefusingChoices:
 
 def intake_over(world: World, jobs: RefusingJobs, choices: ChatSettingsStore | None = None) -> LinkIntake:
     announcements = Announcements(
-        world.container.log_views(), world.store, worker_slots=world.settings.job_concurrency
+        world.container.log_views(),
+        world.store,
+        clock=world.clock,
+        worker_slots=world.settings.job_concurrency,
     )
     retries = EnqueueRetries(
         jobs=jobs,

@@ -34,7 +34,8 @@ class MemoryJobQueue(MemoryTablesUser, JobQueue):
         held = [j for j in self._tables.jobs.values() if j.claimed_by == worker_id]
         if any(j.suspect for j in held):
             return None
-        first = next((j for j in self._tables.jobs.values() if _claimable(j, now, paused_keys)), None)
+        claimable = (j for j in self._tables.jobs.values() if _claimable(j, now, paused_keys))
+        first = min(claimable, key=fair_order, default=None)
         if first is None or (first.suspect and held):
             return None
         return self._take(first, worker_id, now + lease_seconds)
@@ -160,6 +161,10 @@ class MemoryJobQueue(MemoryTablesUser, JobQueue):
             if j.claimed_by not in (None, worker_id) and (j.lease_until or 0) > now
         ]
         return min([*free, *(end for end in ends if end is not None)], default=None)
+
+
+def fair_order(job: Job) -> tuple[int, int]:
+    return (job.turn, job.id)
 
 
 def _claimable(job: Job, now: float, paused_keys: Collection[str]) -> bool:

@@ -49,8 +49,19 @@ class MemoryTables:
             created_at=now,
             key=job.key,
             owner_id=job.owner_id,
+            requester=job.requester,
+            turn=self.next_turn(job.requester),
         )
         return job_id
+
+    def next_turn(self, requester: int | None) -> int:
+        """The row's place in the fair order (ports.queue): after the requester's queued rows,
+        never before the current turn."""
+        held = [j.turn for j in self.jobs.values() if j.claimed_by is not None]
+        free = [j.turn for j in self.jobs.values() if j.claimed_by is None]
+        current = max(held) if held else min(free, default=0)
+        own = [j.turn for j in self.jobs.values() if requester is not None and j.requester == requester]
+        return max(max(own) + 1, current) if own else current
 
 
 class MemoryTablesUser:

@@ -25,21 +25,22 @@ SINGLETON_LOCKS: Final = 0x7669_6472
 """Advisory lock class of the singleton guard: one lock per job name ("vidr")."""
 
 _NEW_JOB = """
-    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, vidrelay_next_turn($8)) RETURNING id
 """
 _NEW_JOB_IF_UNHANDLED = """
     WITH mark AS (
-        INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES ($8, $9, $10, $7)
+        INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES ($9, $10, $11, $7)
         ON CONFLICT DO NOTHING RETURNING 1
     )
-    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at)
-    SELECT $1, $2, $3, $4, $5, $6, $7 WHERE EXISTS (SELECT 1 FROM mark)
+    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, vidrelay_next_turn($8) WHERE EXISTS (SELECT 1 FROM mark)
     RETURNING id
 """
 _NEW_JOB_IF_NONE_NAMED = """
-    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at)
-    SELECT $1, $2, $3, $4, $5, $6, $7 WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE name = $1)
+    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, vidrelay_next_turn($8)
+    WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE name = $1)
     RETURNING id
 """
 _TAKE_EXHAUSTED = f"""
@@ -176,4 +177,5 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
 
 def insert_values(job: NewJob, payload: str, now: float) -> tuple[object, ...]:
     """The parameters of _NEW_JOB and its guarded forms; available_at 0 means "now"."""
-    return (job.name, payload, job.max_attempts, job.available_at or now, job.key, job.owner_id, now)
+    values = (job.name, payload, job.max_attempts, job.available_at or now, job.key, job.owner_id, now)
+    return (*values, job.requester)

@@ -17,6 +17,7 @@ from typing import Final
 
 import asyncpg
 
+from adapters.postgres.fair_order import FAIR_ORDER
 from ports.errors import StoreRefused
 
 VERSIONS_TABLE: Final = "vidrelay_schema"
@@ -287,6 +288,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration("fair order", FAIR_ORDER),
 )
 
 _CREATE_VERSIONS = """

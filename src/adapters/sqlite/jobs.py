@@ -19,9 +19,19 @@ from ports.queue import JobQueue
 FOREVER = float("inf")
 
 _INSERT_JOB = """
-    INSERT INTO jobs (name, payload, attempts, max_attempts, available_at, key, owner_id, created_at)
-    VALUES (?, ?, 0, ?, ?, ?, ?, ?)
+    INSERT INTO jobs (name, payload, attempts, max_attempts, available_at, key, owner_id, created_at,
+        requester, turn)
+    VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8, max(
+        coalesce((SELECT max(turn) + 1 FROM jobs WHERE requester = ?8), 0),
+        coalesce(
+            (SELECT max(turn) FROM jobs WHERE claimed_by IS NOT NULL),
+            (SELECT min(turn) FROM jobs WHERE claimed_by IS NULL),
+            0
+        )
+    ))
 """
+"""The row's turn (ports.queue's fair order), each part an index lookup: the requester's highest
+queued turn (jobs_requester), the held rows (few: one per running job), the lowest free turn."""
 _SAME_NAME_EXISTS = "SELECT 1 FROM jobs WHERE name = ? LIMIT 1"
 _MARK_HANDLED = """
     INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES (?, ?, ?, ?)
@@ -46,18 +56,19 @@ _TAKE_BACK = """
 # hot path pays instead of the take-back's GROUP BY.
 _A_LEASE_ENDED = "SELECT 1 FROM jobs WHERE lease_until <= ? LIMIT 1"
 _HELD_BY_ME = "SELECT count(*), coalesce(max(suspect), 0) FROM jobs WHERE claimed_by = ?"
-# The claim walks the primary key in id order (FIFO) and stops at the first free, due row: cheap
-# however long the queue. Left free to use the available_at index, the planner sorts every due
-# row instead (milliseconds per claim at 20k queued rows); NOT INDEXED pins the plan, a test checks it.
+# The claim walks the free rows in the fair order (jobs_fair: turn, id) and stops at the first due
+# one: cheap however long the queue. Left free to use the available_at index, the planner sorts
+# every due row instead (milliseconds per claim at 20k queued rows); INDEXED BY pins the plan, a
+# test checks it.
 _FIRST_FREE = """
-    SELECT id, suspect FROM jobs NOT INDEXED
+    SELECT id, suspect FROM jobs INDEXED BY jobs_fair
     WHERE claimed_by IS NULL AND available_at <= ?
-    ORDER BY id LIMIT 1
+    ORDER BY turn, id LIMIT 1
 """
 _FIRST_FREE_UNPAUSED = """
-    SELECT id, suspect FROM jobs NOT INDEXED
+    SELECT id, suspect FROM jobs INDEXED BY jobs_fair
     WHERE claimed_by IS NULL AND available_at <= ? AND key NOT IN (SELECT value FROM json_each(?))
-    ORDER BY id LIMIT 1
+    ORDER BY turn, id LIMIT 1
 """
 _TAKE = f"""
     UPDATE jobs SET attempts = attempts + 1, claimed_by = ?, lease_until = ?, token = token + 1
@@ -228,7 +239,7 @@ def _take_back(c: sqlite3.Connection, worker_id: str, dead_before: float) -> int
 def insert_job(c: sqlite3.Connection, job: NewJob, payload: str, now: float) -> int:
     """Insert `job` with its payload already encoded; available_at 0 means "now"."""
     available_at = job.available_at or now
-    values = (job.name, payload, job.max_attempts, available_at, job.key, job.owner_id, now)
+    values = (job.name, payload, job.max_attempts, available_at, job.key, job.owner_id, now, job.requester)
     job_id = c.execute(_INSERT_JOB, values).lastrowid
     if job_id is None:  # pragma: no cover - an INSERT into a rowid table always has one
         raise sqlite3.InternalError("INSERT INTO jobs returned no rowid")

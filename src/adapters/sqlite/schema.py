@@ -169,6 +169,18 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX jobs_claimed_by ON jobs (claimed_by) WHERE claimed_by IS NOT NULL",
         ),
     ),
+    Migration(
+        "fair order",
+        (
+            # Whose turn a row takes, and its place in the fair order (ports.queue).
+            "ALTER TABLE jobs ADD COLUMN requester INTEGER",
+            "ALTER TABLE jobs ADD COLUMN turn INTEGER NOT NULL DEFAULT 0",
+            # The claim walks this; the lowest free turn is its first entry.
+            "CREATE INDEX jobs_fair ON jobs (turn, id) WHERE claimed_by IS NULL",
+            # A requester's highest queued turn, for the next row's.
+            "CREATE INDEX jobs_requester ON jobs (requester, turn) WHERE requester IS NOT NULL",
+        ),
+    ),
 )
 
 

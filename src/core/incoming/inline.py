@@ -118,5 +118,5 @@ class InlineRequests:
         if offer.label not in OFFERED:
             return False  # a cached video or sound: it is already the message
         request = InlineRequest(url, inline_message_id, user_id, offer.label)
-        await self._jobs.submit(DOWNLOAD_INLINE, request.to_payload(), owner_id=user_id)
+        await self._jobs.submit(DOWNLOAD_INLINE, request.to_payload(), owner_id=user_id, requester=user_id)
         return True

@@ -215,12 +215,22 @@ class Engine(JobSubmitter):
         *,
         key: str = "",
         owner_id: int | None = None,
+        requester: int | None = None,
         guard: Guard | None = None,
     ) -> int | None:
-        return await self._producer.submit(name, payload, key=key, owner_id=owner_id, guard=guard)
+        job = self._producer.new_job(name, payload, key=key, owner_id=owner_id, requester=requester)
+        return await self._producer.enqueue(job, guard)
 
-    def new_job(self, name: str, payload: Payload, *, key: str = "", owner_id: int | None = None) -> NewJob:
-        return self._producer.new_job(name, payload, key=key, owner_id=owner_id)
+    def new_job(
+        self,
+        name: str,
+        payload: Payload,
+        *,
+        key: str = "",
+        owner_id: int | None = None,
+        requester: int | None = None,
+    ) -> NewJob:
+        return self._producer.new_job(name, payload, key=key, owner_id=owner_id, requester=requester)
 
     def wake(self) -> None:
         """An enqueue (or a closed breaker) may have made work claimable: wake idle workers."""

@@ -51,16 +51,26 @@ class Producer(JobSubmitter):
         *,
         key: str = "",
         owner_id: int | None = None,
+        requester: int | None = None,
         guard: Guard | None = None,
     ) -> int | None:
-        return await self.enqueue(self.new_job(name, payload, key=key, owner_id=owner_id), guard)
+        job = self.new_job(name, payload, key=key, owner_id=owner_id, requester=requester)
+        return await self.enqueue(job, guard)
 
-    def new_job(self, name: str, payload: Payload, *, key: str = "", owner_id: int | None = None) -> NewJob:
+    def new_job(
+        self,
+        name: str,
+        payload: Payload,
+        *,
+        key: str = "",
+        owner_id: int | None = None,
+        requester: int | None = None,
+    ) -> NewJob:
         job_type = self._registry.get(name)
         if job_type is None:
             raise KeyError(f"no job type is registered as {name!r}")
         attempts = job_type.max_attempts or self._max_attempts
-        return NewJob(name, payload, attempts, key=key, owner_id=owner_id)
+        return NewJob(name, payload, attempts, key=key, owner_id=owner_id, requester=requester)
 
     async def tick(self, job_type: JobType) -> None:
         """Enqueue `job_type` now and then every interval; never a second while one waits or runs."""

@@ -21,7 +21,9 @@ class JobSubmitter(Protocol):
         *,
         key: str = "",
         owner_id: int | None = None,
+        requester: int | None = None,
         guard: Guard | None = None,
     ) -> int | None:
-        """Enqueue a registered job type with its own attempt budget; None if the guard refused."""
+        """Enqueue a registered job type with its own attempt budget; None if the guard refused.
+        `requester`: whose turn it takes in the fair order (ports.queue)."""
         ...

@@ -41,6 +41,7 @@ async def enqueue_download(jobs: JobSubmitter, request: DownloadRequest) -> int 
         request.to_payload(),
         key=site_key(request.url),
         owner_id=request.user_id,
+        requester=request.chat_id,
         guard=HandledUrlGuard(request.chat_id, request.message_id, request.url),
     )
     return job_id
