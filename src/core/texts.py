@@ -10,6 +10,7 @@ said it: it is theirs, not ours.
 from __future__ import annotations
 
 import html
+import math
 import time
 from collections.abc import Sequence
 
@@ -57,6 +58,8 @@ TOO_LARGE = "😞 Video too large ({megabytes:.0f} MB)"
 MORE_THAN_TEN = "📚 More than 10 videos here"
 REFUSED_URL = "🚫 I can't fetch {url}: {why}"
 QUEUE_FULL = "✋ You already have {limit} links in the queue. Please wait until some are done."
+LINK_LIMIT_HOUR = "✋ You can send {limit} links an hour. You can send more in {wait} (at {at} UTC)."
+LINK_LIMIT_DAY = "✋ You can send {limit} links a day. You can send more in {wait} (at {at} UTC)."
 SEND_AGAIN_LATER = (
     "⏳ I could not take this link just now: my storage is busy. Please send it again in a few minutes."
 )
@@ -265,6 +268,14 @@ def refused_url(url: str, why: str) -> str:
 
 def queue_full(limit: int) -> str:
     return QUEUE_FULL.format(limit=limit)
+
+
+def link_limit(limit: int, window_seconds: float, wait_seconds: float, until: float) -> str:
+    """When the user may send again: how long from now, and the moment (UTC), both to the
+    minute, rounded up (never a moment that is still too early)."""
+    entry = LINK_LIMIT_HOUR if window_seconds <= 3600 else LINK_LIMIT_DAY
+    at = time.strftime("%H:%M", time.gmtime(math.ceil(until / 60) * 60))
+    return entry.format(limit=limit, wait=short_duration(math.ceil(wait_seconds / 60) * 60), at=at)
 
 
 def send_again_later() -> str:

@@ -17,6 +17,7 @@ from core.chat_settings.service import ChatSettingsService
 from core.chat_settings.who_may_change import RememberedAccess, SettingsAccess
 from core.incoming.inline import InlineRequests
 from core.incoming.intake.announce import Announcements
+from core.incoming.intake.limits import UserLinkLimits
 from core.incoming.intake.links import LinkIntake
 from core.incoming.intake.retries import EnqueueRetries
 from core.status import StatusQuery
@@ -70,6 +71,14 @@ class Container(Jobs):
         choices=store,
         retries=enqueue_retries,
         announcements=announcements,
+        limits=providers.Singleton(
+            UserLinkLimits,
+            quota=store,
+            clock=clock,
+            hourly=settings.provided.user_hourly_links,
+            daily=settings.provided.user_daily_links,
+            exempt=settings.provided.admin_user_ids,
+        ),
         max_queued_per_user=settings.provided.max_queued_per_user,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
     )

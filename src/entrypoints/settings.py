@@ -116,6 +116,16 @@ class Settings(BaseSettings):
         None, description="chat the bot uploads to for inline file_ids; inline mode is off without it"
     )
     max_queued_per_user: int = Field(10, ge=1, description="per-user queue cap")
+    user_hourly_links: int = Field(
+        0,
+        ge=0,
+        description="links one user may send per hour (admins exempt; counted in the store); 0 = off",
+    )
+    user_daily_links: int = Field(
+        0,
+        ge=0,
+        description="links one user may send per 24 hours (admins exempt; counted in the store); 0 = off",
+    )
     intake_retry_seconds: float = Field(
         60.0,
         gt=0,

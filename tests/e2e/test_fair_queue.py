@@ -46,13 +46,13 @@ async def test_a_light_users_link_arrives_before_the_heavy_users_fourth(three_wo
     stack = three_workers
     heavy, light = new_user(), new_user()
     links = slow_links(stack, "heavy", 12)
-    heavy_message = stack.api.send_text(Chat.private(heavy), heavy, "\n".join(links))
+    stack.api.send_text(Chat.private(heavy), heavy, "\n".join(links))
     await until_jobs(stack, 12)  # all 12 are jobs before the light user posts
 
     [link] = slow_links(stack, "light", 1)
     light_message = stack.api.send_text(Chat.private(light), light, link)
 
-    log = await stack.log_until(light.id, light_message, lambda text: bool(text))
+    log = await stack.log_until(light.id, light_message, bool)
     assert log.texts[0] == "⏳ Queued — 1 ahead of you"  # not 10: the backlog is not ahead
     light_video = await stack.video_reply(light.id, light_message, timeout=WAIT_SECONDS)
     heavy_videos = await stack.api.wait_for(
@@ -61,4 +61,3 @@ async def test_a_light_users_link_arrives_before_the_heavy_users_fourth(three_wo
     assert light_video.at < heavy_videos[3].at
     await stack.until_no_jobs()
     assert len(stack.api.videos(heavy.id)) == 12
-

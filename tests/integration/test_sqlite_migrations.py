@@ -48,6 +48,7 @@ CANARIES: dict[int, list[str]] = {
         "UPDATE jobs SET token = 7, suspect = 1 WHERE name = 'canary'",
     ],
     8: ["UPDATE jobs SET requester = 5, turn = 4 WHERE name = 'canary'"],
+    9: ["INSERT INTO user_links (user_id, at) VALUES (77, 1e12)"],
 }
 
 
@@ -93,6 +94,7 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
         refused = await store.enqueue(NewJob("download_video", {}, 3), NOW, guard) is None
         secret = await store.install_secret("canary", b"new")
         chosen = await store.chat_settings(-42)
+        links = await store.links_since(77, 0)
     finally:
         await store.close()
 
@@ -106,6 +108,7 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
     assert refused == (version >= 4)
     assert secret == (b"\xc0\xff\xee" if version >= 5 else b"new")
     assert chosen == (ChatSettings(480, True, False, 600) if version >= 6 else None)
+    assert links == ([1e12] if version >= 9 else [])
 
 
 async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from core import texts
 from core.incoming.intake.announce import Announcements
+from core.incoming.intake.limits import UserLinkLimits
 from core.incoming.intake.links import LinkIntake
 from core.incoming.intake.retries import EnqueueRetries
 from ports.chat_settings import ChatSettings, ChatSettingsStore
@@ -91,6 +92,7 @@ def intake_over(world: World, jobs: RefusingJobs, choices: ChatSettingsStore | N
         choices=choices or world.store,
         retries=retries,
         announcements=announcements,
+        limits=UserLinkLimits(quota=world.store, clock=world.clock, hourly=0, daily=0, exempt=()),
         max_queued_per_user=10,
     )
 

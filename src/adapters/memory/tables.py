@@ -33,6 +33,7 @@ class MemoryTables:
     info: dict[str, CachedInfo] = field(default_factory=dict)
     secrets: dict[str, bytes] = field(default_factory=dict)
     chat_settings: dict[int, ChatSettings] = field(default_factory=dict)
+    user_links: dict[int, list[float]] = field(default_factory=dict)
     next_job_id: int = 1
     next_failed_id: int = 1
 

@@ -289,6 +289,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration("fair order", FAIR_ORDER),
+    Migration(
+        "per-user link counts",
+        (
+            "CREATE TABLE user_links (user_id bigint NOT NULL, at double precision NOT NULL)",
+            "CREATE INDEX user_links_by_user ON user_links (user_id, at)",
+        ),
+    ),
 )
 
 _CREATE_VERSIONS = """

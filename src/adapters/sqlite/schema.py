@@ -181,6 +181,14 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX jobs_requester ON jobs (requester, turn) WHERE requester IS NOT NULL",
         ),
     ),
+    Migration(
+        "per-user link counts",
+        (
+            # One row per counted link: the hourly and daily limits read a user's recent rows.
+            "CREATE TABLE user_links (user_id INTEGER NOT NULL, at REAL NOT NULL)",
+            "CREATE INDEX user_links_by_user ON user_links (user_id, at)",
+        ),
+    ),
 )
 
 

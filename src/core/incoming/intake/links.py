@@ -17,6 +17,7 @@ from functools import partial
 from returns.result import Failure
 
 from core.incoming.intake.announce import Announcements
+from core.incoming.intake.limits import UserLinkLimits
 from core.incoming.intake.message import IncomingMessage, IntakeReport
 from core.incoming.intake.retries import EnqueueRetries, enqueue_download
 from core.jobs.submitter import JobSubmitter
@@ -44,6 +45,7 @@ class LinkIntake:
         choices: ChatSettingsStore,
         retries: EnqueueRetries,
         announcements: Announcements,
+        limits: UserLinkLimits,
         max_queued_per_user: int,
         allowed_chat_ids: Collection[int] = (),
     ) -> None:
@@ -55,6 +57,7 @@ class LinkIntake:
         self._clock = clock
         self._choices = choices
         self._retries = retries
+        self._limits = limits
         self._cap = max_queued_per_user
         self._allowed = frozenset(allowed_chat_ids)
 
@@ -76,6 +79,7 @@ class LinkIntake:
         if not urls:
             return report
         queued = await self._queued(message.user_id)
+        budget = await self._limits.budget(message.user_id)
         chosen = await self._chosen(message.chat_id)
         for url in urls:
             verdict = await self._guard.check(url)
@@ -84,6 +88,9 @@ class LinkIntake:
                 continue
             if queued is not None and queued >= self._cap:
                 report.queue_full = True
+                break
+            report.limited = budget.refused() if budget is not None else None
+            if report.limited is not None:
                 break
             request = _with_choices(_request(message, url), chosen or ChatSettings(), message.audio)
             if store_ok and chosen is not None:
@@ -97,6 +104,8 @@ class LinkIntake:
                         report.already_handled.append(url)
                         continue
                     await self._announcements.accepted(request, job_id)
+                    if budget is not None:
+                        await budget.spend()
                     report.accepted.append(url)
                     queued = None if queued is None else queued + 1
                     continue

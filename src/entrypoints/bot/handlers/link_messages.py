@@ -51,6 +51,9 @@ async def reply_to_report(message: Message, report: IntakeReport, queue_cap: int
     addresses are explained in private chats and met with silence in groups."""
     if report.queue_full:
         await message.reply(texts.queue_full(queue_cap))
+    if report.limited is not None:
+        hit = report.limited
+        await message.reply(texts.link_limit(hit.limit, hit.window_seconds, hit.wait_seconds, hit.until))
     if message.chat.type != PRIVATE:
         return
     for url, why in report.refused:
