@@ -1,22 +1,23 @@
 """A burst of links against Telegram's flood limits: is the bot as fast as its own downloads?
 
-`python bench/burst.py` — 30 private chats each post one short clip of their own (a path each, so
-no two jobs share a scrape or a download), all in one getUpdates batch, to the bot as a real
-process (`vidrelay run`, job and yt-dlp concurrency 3, a temporary SQLite store) talking to the
-fake Bot API with Telegram's flood limits on. In the same run, the floor: the same 30 links
-through the product's own downloader as a job uses it (scrape, download made playable, probe),
-3 at a time, no Telegram at all.
+`python bench/burst.py [--chats 30] [--quick]` — 30 private chats each post one short clip of
+their own (a path each, so no two jobs share a scrape or a download), all in one getUpdates
+batch, to the bot as a real process (`vidrelay run`, job and yt-dlp concurrency 3, a temporary
+SQLite store) talking to the fake Bot API with Telegram's flood limits on. In the same run, the
+floor: the same 30 links through the product's own downloader as a job uses it (scrape, download
+made playable, probe), 3 at a time, no Telegram at all.
 
-The last line is the machine-read `burst_vs_floor=X.XX` (burst wall / floor wall).
-Targets (issue 12): burst_vs_floor ≤ 1.5 with 0 429s; first message p95 ≤ 2 s.
+The floor runs before the burst and again after it; the faster counts. The figures line:
+`burst: burst_vs_floor=X.XX first_reply_p95_s=X.XX 429s=N ...` (burst wall / floor wall; post →
+the bot's first message in the chat). Targets (issue 12): burst_vs_floor ≤ 1.5 with 0 429s;
+first message p95 ≤ 2 s.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
-import inspect
 import itertools
-import os
 import statistics
 import sys
 import tempfile
@@ -24,6 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import harness
 from entrypoints.container import Container, shutdown
 from entrypoints.settings import load_settings
 from ports.media import Downloader, MediaProber
@@ -31,7 +33,9 @@ from testkit.bot_process import BotProcess, bot_environment
 from testkit.telegram import CallRecord, Chat, FakeBotApi, FloodLimits, User, VideoRecord
 from testkit.video_site import Body, VideoServer
 
-CHATS = 30
+bench = harness.Bench("burst", __doc__)
+bench.size("--chats", 30, quick=3, help="private chats, one link each")
+bench.size("--floors", 2, quick=1, help="floor runs: 1 before the burst, 2 before and after it")
 CONCURRENCY = 3
 JOB_TIMEOUT_SECONDS = 300.0
 SCRAPE_TIMEOUT_SECONDS = 60.0
@@ -113,22 +117,22 @@ async def floor_wall(downloader: Downloader, prober: MediaProber, urls: list[str
     return time.monotonic() - started
 
 
-async def measure_floor(env: dict[str, str], site: VideoServer, root: Path) -> float:
+async def measure_floor(env: dict[str, str], site: VideoServer, root: Path, chats: int) -> float:
     """A container of the bot's own settings builds what a job downloads through (yt-dlp with its
     warm server, made playable everywhere) and the prober; the first run starts the warm server
     and is not counted."""
     container = Container(settings=load_settings(env | {"VIDRELAY_DATA_DIR": str(root)}))
-    resolved = container.playable()  # a future when yt-dlp runs behind the guard's proxy (a Resource)
-    playable: Downloader = await resolved if inspect.isawaitable(resolved) else resolved
-    prober = container.prober()
     try:
+        # The downloader is a Resource (its warm servers are stopped when the container shuts
+        # down), so whatever depends on it resolves asynchronously.
+        playable: Downloader = await container.playable.async_()
+        prober: MediaProber = container.prober()
         [warm] = clip_paths(site, f"{root.name}-warm", 1)
         await download_one(playable, prober, site.url(warm), root / "warm-up")
-        urls = [site.url(p) for p in clip_paths(site, root.name, CHATS)]
+        urls = [site.url(p) for p in clip_paths(site, root.name, chats)]
         return await floor_wall(playable, prober, urls, root)
     finally:
-        await container.downloader().shutdown()  # its warm yt-dlp server must not outlive the floor
-        await shutdown(container)
+        await shutdown(container)  # the warm yt-dlp server must not outlive the floor
 
 
 # ---- the burst: the bot against the flood limits
@@ -160,8 +164,8 @@ async def warm_up(api: FakeBotApi, site: VideoServer) -> float:
     return video.at - at
 
 
-async def burst(api: FakeBotApi, site: VideoServer) -> Burst:
-    urls = [site.url(p) for p in clip_paths(site, "bot", CHATS)]
+async def burst(api: FakeBotApi, site: VideoServer, chats: int) -> Burst:
+    urls = [site.url(p) for p in clip_paths(site, "bot", chats)]
     await wait_idle(api)
     posts = []
     for url in urls:  # no await in between: one getUpdates batch
@@ -170,21 +174,21 @@ async def burst(api: FakeBotApi, site: VideoServer) -> Burst:
     videos = await api.wait_for(lambda: every_video(api, posts), timeout=JOB_TIMEOUT_SECONDS)
     assert videos is not None  # wait_for returns only a truthy value
     await asyncio.sleep(SETTLE_SECONDS)  # a last settling edit may follow a video
-    chats = {p.chat.id for p in posts}
-    calls = [c for c in api.calls if c.chat_id in chats]
+    ids = {p.chat.id for p in posts}
+    calls = [c for c in api.calls if c.chat_id in ids]
     return Burst(posts, videos, calls)
 
 
-def report_burst(result: Burst, too_many: int) -> None:
-    wall = result.wall
+def report_burst(result: Burst, too_many: int, floor: float) -> None:
+    chats, wall = len(result.posts), result.wall
     to_video, to_first = result.to_video(), result.to_first_message()
     methods: dict[str, int] = {}
     for call in result.calls:
         methods[call.method] = methods.get(call.method, 0) + 1
     spread = ", ".join(f"{m} ×{n}" for m, n in sorted(methods.items()))
-    print(f"burst: {CHATS} chats, one link each, one getUpdates batch, job concurrency {CONCURRENCY}")
-    print(f"  wall from the first post to the last video: {wall:.2f} s → {CHATS / wall * 60:.1f} jobs/min")
-    print(f"  Bot API calls per job: {len(result.calls) / CHATS:.2f} ({spread})")
+    print(f"the burst: {chats} chats, one link each, one getUpdates batch, job concurrency {CONCURRENCY}")
+    print(f"  wall from the first post to the last video: {wall:.2f} s → {chats / wall * 60:.1f} jobs/min")
+    print(f"  Bot API calls per job: {len(result.calls) / chats:.2f} ({spread})")
     print(f"  429s received: {too_many}")
     print(
         f"  post → video: p50 {statistics.median(to_video):.2f} s, p95 {percentile(to_video, 0.95):.2f} s, "
@@ -193,6 +197,17 @@ def report_burst(result: Burst, too_many: int) -> None:
     print(
         f"  post → the bot's first message in the chat: p50 {statistics.median(to_first):.2f} s, "
         f"p95 {percentile(to_first, 0.95):.2f} s, max {to_first[-1]:.2f} s (target p95 ≤ 2)"
+    )
+    bench.figures(
+        burst_vs_floor=wall / floor,
+        first_reply_p95_s=percentile(to_first, 0.95),
+        **{"429s": too_many},
+        jobs_per_min=chats / wall * 60,
+        calls_per_job=len(result.calls) / chats,
+        video_p50_s=statistics.median(to_video),
+        video_p95_s=percentile(to_video, 0.95),
+        burst_s=wall,
+        floor_s=floor,
     )
 
 
@@ -205,12 +220,13 @@ def _clips_cache() -> Path:
     return cache_dir
 
 
-async def run_bot(api: FakeBotApi, site: VideoServer, env: dict[str, str], root: Path) -> Burst:
+async def run_bot(api: FakeBotApi, site: VideoServer, env: dict[str, str], root: Path, chats: int) -> Burst:
     bot = BotProcess(env, root / "bot.log")
     try:
         await bot.start(api)
-        print(f"bot warm-up job (not counted): {await warm_up(api, site):.2f} s")
-        return await burst(api, site)
+        async with harness.alive(bot.wait(JOB_TIMEOUT_SECONDS * 10), "the bot"):
+            print(f"bot warm-up job (not counted): {await warm_up(api, site):.2f} s")
+            return await burst(api, site, chats)
     except Exception:
         print(f"the bench failed; the bot's log:\n{bot.log()}", file=sys.stderr)
         raise
@@ -219,9 +235,8 @@ async def run_bot(api: FakeBotApi, site: VideoServer, env: dict[str, str], root:
             await bot.terminate()
 
 
-async def run() -> int:
-    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
-    print(f"machine: {os.cpu_count()} core(s), load average {load}")
+async def measure(args: argparse.Namespace) -> None:
+    bench.setup(libraries=("yt-dlp", "aiogram"), concurrency=CONCURRENCY, clip="short")
     with tempfile.TemporaryDirectory(prefix="vidrelay-burst-") as tmp:
         root = Path(tmp)
         async with VideoServer(_clips_cache()) as site, FakeBotApi(flood_limits=FloodLimits()) as api:
@@ -231,20 +246,19 @@ async def run() -> int:
                 VIDRELAY_JOB_CONCURRENCY=str(CONCURRENCY),
                 VIDRELAY_YTDLP_CONCURRENCY=str(CONCURRENCY),
             )
-            floor_before = await measure_floor(env, site, root / "floor-1")
-            result = await run_bot(api, site, env, root)
+            floors = [await measure_floor(env, site, root / "floor-1", args.chats)]
+            result = await run_bot(api, site, env, root, args.chats)
             too_many = len(api.too_many_requests)
-            floor_after = await measure_floor(env, site, root / "floor-2")
-    floor = min(floor_before, floor_after)
+            if args.floors > 1:
+                floors.append(await measure_floor(env, site, root / "floor-2", args.chats))
+    floor = min(floors)
     print(
-        f"floor: the same {CHATS} links through the product's downloader (scrape, download, probe), "
-        f"{CONCURRENCY} at a time, no Telegram: {floor_before:.2f} s before the burst, "
-        f"{floor_after:.2f} s after; the faster counts"
+        f"floor: the same {args.chats} links through the product's downloader (scrape, download, probe), "
+        f"{CONCURRENCY} at a time, no Telegram: {floors[0]:.2f} s before the burst"
+        + (f", {floors[1]:.2f} s after; the faster counts" if len(floors) > 1 else "")
     )
-    report_burst(result, too_many)
-    print(f"burst_vs_floor={result.wall / floor:.2f}")
-    return 0
+    report_burst(result, too_many, floor)
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(run()))
+    bench.run(measure, bench.parse())

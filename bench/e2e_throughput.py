@@ -1,15 +1,16 @@
 """End-to-end throughput of the real bot: parallel jobs, cache-hit latency, idle memory.
 
-`python bench/e2e_throughput.py` — everything on 127.0.0.1: the fake Bot API and the local
-video site run in this process, the bot is `vidrelay run` as a child process (real yt-dlp, a
-temporary SQLite store). Human-readable lines first; the last two lines are the machine-read
-`cache_hit_p50_ms=X` and `parallel_ratio=X.XX`.
+`python bench/e2e_throughput.py [--quick]` — everything on 127.0.0.1: the fake Bot API and the
+local video site run in this process, the bot is `vidrelay run` as a child process (real yt-dlp, a
+temporary SQLite store). Human-readable lines first; then the figures line
+`e2e_throughput: parallel_ratio=X.XX cache_hit_p50_ms=X idle_rss_mb=X ...`.
 
 Targets (issue 5): parallel_ratio ≤ 0.45, cache-hit p50 ≤ 50 ms, idle RSS ≤ 200 MB.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import collections
 import itertools
@@ -21,20 +22,32 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import harness
 from testkit.bot_process import BotProcess, bot_environment
 from testkit.telegram import CallRecord, Chat, FakeBotApi, User, VideoRecord
 from testkit.video_site import Trickle, VideoServer
 
+bench = harness.Bench("e2e_throughput", __doc__)
+bench.size("--parallel-jobs", 6, quick=3, help="jobs posted at once, each from its own chat")
+bench.size(
+    "--single-runs",
+    3,
+    quick=1,
+    help="single jobs before and as many after the parallel run (the box's load drifts)",
+)
+bench.size("--idle-settle-seconds", 1.0, quick=0.2, help="pause before an RSS reading")
+bench.size("--cache-hits", 30, quick=3, help="cache hits measured one after another")
+bench.size("--trickle-seconds", 2.0, quick=0.2, help="how long the site takes to serve the clip")
+bench.size(
+    "--warm-idle-seconds",
+    10.0,
+    quick=1.0,
+    help="the warm yt-dlp server's idle exit (the bot's default is 120 s): the bench sees it idle again",
+)
 CONCURRENCY = 3
-PARALLEL_JOBS = 6
-SINGLE_RUNS = 3
-"""Single jobs run this many times before and as many after the parallel run (the box's load drifts)."""
-CACHE_HITS = 30
-TRICKLE_SECONDS = 2.0
 JOB_TIMEOUT_SECONDS = 60.0
 SETTLE_SECONDS = 0.3
 """After a video arrives its job still commits; the next measurement starts once that is done."""
-IDLE_SETTLE_SECONDS = 1.0
 
 _user_ids = itertools.count(70_001)
 _slow_paths = itertools.count(1)
@@ -62,11 +75,18 @@ class Delivered:
 # ---- talking to the bot
 
 
-def slow_path(site: VideoServer, data: bytes) -> str:
-    """A new path each time, so no two jobs share a scrape or a download."""
-    path = f"/slow/clip-{next(_slow_paths)}.mp4"
-    site.set_route(path, Trickle(data, TRICKLE_SECONDS))
-    return path
+@dataclass(frozen=True, slots=True)
+class Slow:
+    """The slow link's bytes and how long the site takes to serve them."""
+
+    data: bytes
+    seconds: float
+
+    def path(self, site: VideoServer) -> str:
+        """A new path each time, so no two jobs share a scrape or a download."""
+        path = f"/slow/clip-{next(_slow_paths)}.mp4"
+        site.set_route(path, Trickle(self.data, self.seconds))
+        return path
 
 
 def post(api: FakeBotApi, url: str) -> Post:
@@ -142,14 +162,14 @@ async def deliver(api: FakeBotApi, path: str, sent: Post) -> Delivered:
     return Delivered(path, sent, await wait_video(api, sent))
 
 
-async def single_job(api: FakeBotApi, site: VideoServer, data: bytes) -> Delivered:
-    path = slow_path(site, data)
+async def single_job(api: FakeBotApi, site: VideoServer, slow: Slow) -> Delivered:
+    path = slow.path(site)
     await wait_idle(api)
     return await deliver(api, path, post(api, site.url(path)))
 
 
-async def parallel_jobs(api: FakeBotApi, site: VideoServer, data: bytes) -> list[Delivered]:
-    paths = [slow_path(site, data) for _ in range(PARALLEL_JOBS)]
+async def parallel_jobs(api: FakeBotApi, site: VideoServer, slow: Slow, count: int) -> list[Delivered]:
+    paths = [slow.path(site) for _ in range(count)]
     await wait_idle(api)
     posts = [post(api, site.url(path)) for path in paths]
     return [await deliver(api, path, sent) for path, sent in zip(paths, posts, strict=True)]
@@ -184,32 +204,42 @@ def describe_parallel(site: VideoServer, jobs: list[Delivered], cpu: tuple[float
     )
 
 
-async def single_jobs(api: FakeBotApi, site: VideoServer, data: bytes) -> list[Delivered]:
-    return [await single_job(api, site, data) for _ in range(SINGLE_RUNS)]
+async def single_jobs(api: FakeBotApi, site: VideoServer, slow: Slow, runs: int) -> list[Delivered]:
+    return [await single_job(api, site, slow) for _ in range(runs)]
 
 
-async def measure_parallelism(api: FakeBotApi, site: VideoServer, data: bytes, bot_pid: int) -> float:
+@dataclass(frozen=True, slots=True)
+class Parallelism:
+    ratio: float
+    wall: float
+    single: float
+
+
+async def measure_parallelism(
+    api: FakeBotApi, site: VideoServer, slow: Slow, bot_pid: int, args: argparse.Namespace
+) -> Parallelism:
     # The first job pays for cold disk caches and first imports; it is shown, not counted.
-    warm_up = await single_job(api, site, data)
+    warm_up = await single_job(api, site, slow)
     print(f"warm-up job (cold caches, not counted): {warm_up.seconds:.2f} s")
-    singles = await single_jobs(api, site, data)
+    singles = await single_jobs(api, site, slow, args.single_runs)
     cpu_before = cpu_seconds(bot_pid)
-    jobs = await parallel_jobs(api, site, data)
+    count = args.parallel_jobs
+    jobs = await parallel_jobs(api, site, slow, count)
     cpu_after = cpu_seconds(bot_pid)
-    singles += await single_jobs(api, site, data)
+    singles += await single_jobs(api, site, slow, args.single_runs)
     single = statistics.median(j.seconds for j in singles)
     print(f"single job alone, {len(singles)} runs around the parallel one: {_seconds(singles)} s")
     describe_single(site, singles)
     wall = max(j.video.at for j in jobs) - min(j.sent.at for j in jobs)
-    ratio = wall / (PARALLEL_JOBS * single)
+    ratio = wall / (count * single)
     print(
-        f"{PARALLEL_JOBS} jobs from {PARALLEL_JOBS} chats at concurrency {CONCURRENCY}: {wall:.2f} s wall "
-        f"from the first post to the last video, vs {PARALLEL_JOBS} × {single:.2f} s (median single) = "
-        f"{PARALLEL_JOBS * single:.2f} s → ratio {ratio:.2f} (target ≤ 0.45; "
+        f"{count} jobs from {count} chats at concurrency {CONCURRENCY}: {wall:.2f} s wall "
+        f"from the first post to the last video, vs {count} × {single:.2f} s (median single) = "
+        f"{count * single:.2f} s → ratio {ratio:.2f} (target ≤ 0.45; "
         f"the site served at most {site.max_concurrent} requests at once)"
     )
     describe_parallel(site, jobs, (cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1]))
-    return ratio
+    return Parallelism(ratio, wall, single)
 
 
 # ---- 2. cache-hit latency
@@ -250,12 +280,12 @@ def percentile(sorted_values: list[float], fraction: float) -> float:
     return sorted_values[round(fraction * (len(sorted_values) - 1))]
 
 
-async def measure_cache_hits(api: FakeBotApi, url: str) -> float:
-    hits = [await cache_hit(api, url) for _ in range(CACHE_HITS)]
+async def measure_cache_hits(api: FakeBotApi, url: str, count: int) -> float:
+    hits = [await cache_hit(api, url) for _ in range(count)]
     latencies = sorted(h.send_ms for h in hits)
     p50 = statistics.median(latencies)
     print(
-        f"cache hit, update queued → sendVideo by file_id, {CACHE_HITS} new chats one after another: "
+        f"cache hit, update queued → sendVideo by file_id, {count} new chats one after another: "
         f"p50 {p50:.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms, max {latencies[-1]:.1f} ms "
         "(target p50 ≤ 50)"
     )
@@ -274,12 +304,8 @@ async def cache(api: FakeBotApi, url: str) -> None:
 # ---- 3. idle memory
 
 
-WARM_IDLE_SECONDS = 10.0
-"""Shorter than the default 120 s, so the bench can see the bot idle again in bounded time."""
-
-
-async def idle_rss(api: FakeBotApi, bot: BotProcess, when: str, *, idle: bool = True) -> float:
-    await asyncio.sleep(IDLE_SETTLE_SECONDS)
+async def idle_rss(api: FakeBotApi, bot: BotProcess, when: str, settle: float, *, idle: bool = True) -> float:
+    await asyncio.sleep(settle)
     await wait_idle(api)
     pids = [bot.pid, *descendants(bot.pid)]
     total = sum(rss_kib(pid) for pid in pids) / 1024
@@ -301,27 +327,39 @@ def _clips_cache() -> Path:
     return cache_dir
 
 
-async def measure(api: FakeBotApi, site: VideoServer, bot: BotProcess) -> tuple[float, float]:
-    await idle_rss(api, bot, "after start")
-    data = site.clip("medium").read_bytes()
-    print(f"slow link: the {len(data) / 1000:.0f} kB medium clip trickled over {TRICKLE_SECONDS:g} s")
-    ratio = await measure_parallelism(api, site, data, bot.pid)
-    cached = site.url(slow_path(site, data))
+async def measure_bot(api: FakeBotApi, site: VideoServer, bot: BotProcess, args: argparse.Namespace) -> None:
+    settle = args.idle_settle_seconds
+    rss_start = await idle_rss(api, bot, "after start", settle)
+    slow = Slow(site.clip("medium").read_bytes(), args.trickle_seconds)
+    print(f"slow link: the {len(slow.data) / 1000:.0f} kB medium clip trickled over {slow.seconds:g} s")
+    parallel = await measure_parallelism(api, site, slow, bot.pid, args)
+    cached = site.url(slow.path(site))
     await cache(api, cached)
-    await idle_rss(api, bot, "right after the downloads, the warm yt-dlp server still alive", idle=False)
-    p50 = await measure_cache_hits(api, cached)
-    await servers_gone(bot)
-    await idle_rss(api, bot, f"after the jobs, once the warm server idled out ({WARM_IDLE_SECONDS:g} s)")
-    return p50, ratio
+    await idle_rss(
+        api, bot, "right after the downloads, the warm yt-dlp server still alive", settle, idle=False
+    )
+    p50 = await measure_cache_hits(api, cached, args.cache_hits)
+    await servers_gone(bot, args.warm_idle_seconds)
+    rss_end = await idle_rss(
+        api, bot, f"after the jobs, once the warm server idled out ({args.warm_idle_seconds:g} s)", settle
+    )
+    bench.figures(
+        parallel_ratio=parallel.ratio,
+        cache_hit_p50_ms=f"{p50:.1f}",
+        idle_rss_start_mb=f"{rss_start:.1f}",
+        idle_rss_end_mb=f"{rss_end:.1f}",
+        single_job_s=parallel.single,
+        parallel_wall_s=parallel.wall,
+    )
 
 
-async def servers_gone(bot: BotProcess) -> None:
-    """The warm yt-dlp server exits after WARM_IDLE_SECONDS without a run; wait for that, bounded."""
-    deadline = time.monotonic() + WARM_IDLE_SECONDS + 30
+async def servers_gone(bot: BotProcess, warm_idle_seconds: float) -> None:
+    """The warm yt-dlp server exits after `warm_idle_seconds` without a run; wait for that, bounded."""
+    deadline = time.monotonic() + warm_idle_seconds + 30
     while descendants(bot.pid):
         if time.monotonic() > deadline:
-            raise RuntimeError("the warm yt-dlp server did not exit when idle")
-        await asyncio.sleep(0.5)
+            raise harness.BenchFailed("the warm yt-dlp server did not exit when idle")
+        await asyncio.sleep(0.2)
 
 
 async def start(api: FakeBotApi, bot: BotProcess) -> None:
@@ -339,9 +377,8 @@ async def stop(bot: BotProcess) -> int:
     return code
 
 
-async def run() -> int:
-    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
-    print(f"machine: {os.cpu_count()} core(s), load average {load} (yt-dlp runs are CPU-bound at start)")
+async def measure(args: argparse.Namespace) -> None:
+    bench.setup(libraries=("yt-dlp", "aiogram"), concurrency=CONCURRENCY, clip="medium")
     with tempfile.TemporaryDirectory(prefix="vidrelay-bench-") as tmp:
         root = Path(tmp)
         async with VideoServer(_clips_cache()) as site, FakeBotApi() as api:
@@ -350,21 +387,20 @@ async def run() -> int:
                 root / "data",
                 VIDRELAY_JOB_CONCURRENCY=str(CONCURRENCY),
                 VIDRELAY_YTDLP_CONCURRENCY=str(CONCURRENCY),
-                VIDRELAY_YTDLP_WARM_IDLE_SECONDS=str(WARM_IDLE_SECONDS),
+                VIDRELAY_YTDLP_WARM_IDLE_SECONDS=str(args.warm_idle_seconds),
             )
             bot = BotProcess(env, root / "bot.log")
             try:
                 await start(api, bot)
-                p50, ratio = await measure(api, site, bot)
+                async with harness.alive(bot.wait(JOB_TIMEOUT_SECONDS * 10), "the bot"):
+                    await measure_bot(api, site, bot, args)
             except Exception:
                 print(f"the bench failed; the bot's log:\n{bot.log()}", file=sys.stderr)
                 raise
             finally:
                 code = await stop(bot)
-    print(f"cache_hit_p50_ms={p50:.1f}")
-    print(f"parallel_ratio={ratio:.2f}")
-    return 0 if code == 0 else 1
+            bench.expect(code == 0, f"the bot exited with {code} on SIGTERM, not 0; its log:\n{bot.log()}")
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(run()))
+    bench.run(measure, bench.parse())

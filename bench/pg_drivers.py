@@ -1,6 +1,6 @@
 """Which PostgreSQL driver for the store: asyncpg against psycopg 3 (async), on the store's own statements.
 
-    python bench/pg_drivers.py [--rows 6000] [--rounds 3]
+    python bench/pg_drivers.py [--rows 6000] [--rounds 3] [--quick]
 
 One throwaway local server with the durable settings (fsync on, synchronous_commit on), a jobs
 table shaped like the store's, and the three things the store does most:
@@ -10,7 +10,9 @@ table shaped like the store's, and the three things the store does most:
   FOR UPDATE SKIP LOCKED (write-ahead attempt, token and lease in the one UPDATE) and delete them
   naming the token, until the table is empty.
 Each measurement runs in a fresh process; rounds interleave the drivers; medians are printed
-(throughput, and the client process's CPU per row), then `asyncpg_vs_psycopg=X.XX` per workload.
+(throughput, and the client process's CPU per row), then `asyncpg_vs_psycopg=X.XX` per workload,
+and the figures line `pg_drivers: enqueue_one_speed=X.XX enqueue_one_cpu=X.XX ...`: per workload,
+asyncpg's throughput over psycopg's (`_speed`) and psycopg's CPU per row over asyncpg's (`_cpu`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,12 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+import harness
+
+bench = harness.Bench("pg_drivers", __doc__)
+bench.size("--rows", 6000, quick=500, help="rows per run (a multiple of the 500-row batch)")
+bench.size("--rounds", 3, quick=1, help="interleaved rounds")
+BATCH = 500
 DRIVERS = ("asyncpg", "psycopg")
 WORKLOADS = ("enqueue-one", "enqueue-batch", "claim-complete")
 _TABLE = """
@@ -141,9 +149,9 @@ async def enqueue_one(driver: Driver, dsn: str, rows: int) -> float:
 
 async def enqueue_batch(driver: Driver, dsn: str, rows: int) -> float:
     conn = await driver.connect(dsn)
-    names, payloads = ["noop"] * 500, [json.dumps({"n": n}) for n in range(500)]
+    names, payloads = ["noop"] * BATCH, [json.dumps({"n": n}) for n in range(BATCH)]
     started = time.perf_counter()
-    for _ in range(rows // 500):
+    for _ in range(rows // BATCH):
         await driver.execute(conn, _INSERT_MANY, names, payloads, time.time())
     seconds = time.perf_counter() - started
     await driver.close(conn)
@@ -193,14 +201,24 @@ async def child(driver_name: str, workload: str, dsn: str, rows: int) -> tuple[f
     await driver.close(conn)
     cpu = time.process_time()
     rate = await RUNS[workload](driver, dsn, rows)
-    return rate, (time.process_time() - cpu) / rows * 1e6
+    cpu_per_row = (time.process_time() - cpu) / rows * 1e6
+    conn = await driver.connect(dsn)
+    [(left,)] = await driver.execute(conn, "SELECT count(*) FROM bench_jobs")
+    await driver.close(conn)
+    expected = 0 if workload == "claim-complete" else rows
+    if left != expected:
+        raise harness.BenchFailed(f"{workload} on {driver_name} left {left} rows, not {expected}")
+    return rate, cpu_per_row
 
 
-def parent(rows: int, rounds: int) -> None:
+def parent(args: argparse.Namespace) -> None:
     from testkit.postgres import DURABLE, throwaway_postgres
 
+    rows, rounds = args.rows, args.rounds
+    bench.expect(rows % BATCH == 0, f"--rows must be a multiple of {BATCH}")
     with throwaway_postgres(DURABLE) as server:
-        print(f"# {rows} rows per run, {rounds} round(s), PostgreSQL via {server.how}, {dict(DURABLE)}")
+        facts = asyncio.run(harness.postgres_facts(server.dsn()))
+        bench.setup(libraries=DRIVERS, **facts, server=server.how.split()[0])
         results: dict[tuple[str, str], list[tuple[float, float]]] = {
             (d, w): [] for d in DRIVERS for w in WORKLOADS
         }
@@ -208,9 +226,11 @@ def parent(rows: int, rounds: int) -> None:
             for workload in WORKLOADS:
                 for driver in DRIVERS:
                     argv = [sys.executable, __file__, "--child", driver, workload, server.dsn(), str(rows)]
-                    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+                    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+                    out = harness.child_result(done, f"the {driver} {workload} child")
                     rate, cpu = json.loads(out.strip().splitlines()[-1])
                     results[driver, workload].append((rate, cpu))
+    figures: dict[str, float] = {}
     for workload in WORKLOADS:
         rates = {d: statistics.median(r for r, _ in results[d, workload]) for d in DRIVERS}
         cpus = {d: statistics.median(c for _, c in results[d, workload]) for d in DRIVERS}
@@ -223,6 +243,10 @@ def parent(rows: int, rounds: int) -> None:
             f"{workload}: asyncpg_vs_psycopg={rates['asyncpg'] / rates['psycopg']:.2f} (throughput),"
             f" {cpus['psycopg'] / cpus['asyncpg']:.2f} (CPU)"
         )
+        name = workload.replace("-", "_")
+        figures[f"{name}_speed"] = rates["asyncpg"] / rates["psycopg"]
+        figures[f"{name}_cpu"] = cpus["psycopg"] / cpus["asyncpg"]
+    bench.figures(**figures)
 
 
 def _version(distribution: str) -> str:
@@ -231,20 +255,13 @@ def _version(distribution: str) -> str:
     return version(distribution)
 
 
-def main(argv: Sequence[str]) -> int:
+def main(argv: Sequence[str]) -> None:
     if argv and argv[0] == "--child":
         driver, workload, dsn, rows = argv[1:5]
         print(json.dumps(asyncio.run(child(driver, workload, dsn, int(rows)))))
-        return 0
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--rows", type=int, default=6000)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args(argv)
-    parent(args.rows, args.rounds)
-    return 0
+        return
+    bench.run(parent, bench.parse(list(argv)))
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])

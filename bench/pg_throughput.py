@@ -1,7 +1,7 @@
 """End-to-end queue throughput on PostgreSQL: vidrelay's Postgres store + Engine against pgqueuer
 and procrastinate.
 
-    python bench/pg_throughput.py [--jobs 20000] [--producers 32] [--concurrency 4] [--rounds 3]
+    python bench/pg_throughput.py [--jobs 20000] [--producers 32] [--concurrency 4] [--rounds 3] [--quick]
 
 One throwaway local server (testkit.postgres) with the durable settings spelled out — fsync on,
 synchronous_commit on, full_page_writes on — serves every system; each measurement gets a fresh
@@ -21,6 +21,8 @@ Every system does the same work:
 The main figure has producers and consumers in one process (`vidrelay run --role all`); the
 "4 workers" lines run one producer process and 4 consumer processes (one ingest, 4 workers).
 Each consumer process reports how many handler runs it saw; their sum must be N.
+The figures line: `pg_throughput: ratio_vs_pgqueuer=X.XX ratio_vs_procrastinate=X.XX
+vidrelay_jobs_s=N ... vidrelay_scaled_jobs_s=N` (the last with --workers consumer processes).
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import statistics
 import sys
 import time
@@ -37,39 +38,36 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+import harness
+
 SYSTEMS = ("vidrelay", "pgqueuer", "procrastinate")
 _POOL = 8
 _POLL_SECONDS = 0.005
 
+bench = harness.Bench("pg_throughput", __doc__)
+bench.size("--jobs", 20_000, quick=200, help="no-op jobs per measurement")
+bench.size("--rounds", 3, quick=1, help="interleaved rounds")
+bench.size("--workers", 4, quick=2, help="consumer processes of the scale-out figure")
+bench.parser.add_argument("--producers", type=int, default=32)
+bench.parser.add_argument(
+    "--concurrency", type=int, default=4, help="jobs running at once per consumer process"
+)
+bench.parser.add_argument("--systems", default=",".join(SYSTEMS))
+bench.parser.add_argument(
+    "--scale-systems", default="vidrelay", help="systems measured with --workers processes too"
+)
+bench.parser.add_argument("--child", choices=SYSTEMS, help=argparse.SUPPRESS)
+bench.parser.add_argument("--dsn", help=argparse.SUPPRESS)
+bench.parser.add_argument("--produce", type=int, default=0, help=argparse.SUPPRESS)
+bench.parser.add_argument("--consume", action="store_true", help=argparse.SUPPRESS)
 
-def main() -> int:
-    args = parse(sys.argv[1:])
+
+def main() -> None:
+    args = bench.parse()
     if args.child:
         asyncio.run(run_child(args))
-        return 0
-    return run_parent(args)
-
-
-def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--jobs", type=int, default=20_000)
-    parser.add_argument("--producers", type=int, default=32)
-    parser.add_argument(
-        "--concurrency", type=int, default=4, help="jobs running at once per consumer process"
-    )
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--workers", type=int, default=4, help="consumer processes of the scale-out figure")
-    parser.add_argument("--systems", default=",".join(SYSTEMS))
-    parser.add_argument(
-        "--scale-systems", default="vidrelay", help="systems measured with --workers processes too"
-    )
-    parser.add_argument("--child", choices=SYSTEMS, help=argparse.SUPPRESS)
-    parser.add_argument("--dsn", help=argparse.SUPPRESS)
-    parser.add_argument("--produce", type=int, default=0, help=argparse.SUPPRESS)
-    parser.add_argument("--consume", action="store_true", help=argparse.SUPPRESS)
-    return parser.parse_args(argv)
+        return
+    bench.run(run_parent, args)
 
 
 # The parent: fresh database and processes per measurement, interleaved rounds ------------------
@@ -81,18 +79,18 @@ class Result:
     jobs_per_second: float
 
 
-def run_parent(args: argparse.Namespace) -> int:
+def run_parent(args: argparse.Namespace) -> None:
     from testkit.postgres import DURABLE, throwaway_postgres
 
     systems = [s for s in args.systems.split(",") if s]
     with throwaway_postgres(DURABLE) as server:
-        settings = asyncio.run(_server_settings(server.dsn()))
-        print(
-            f"# {args.jobs} jobs, {args.producers} producers, concurrency {args.concurrency},"
-            f" {args.rounds} round(s); PostgreSQL {settings.pop('server_version')} ({server.how}),"
-            f" {', '.join(f'{k}={v}' for k, v in settings.items())}; Python {platform.python_version()},"
-            f" {os.cpu_count()} CPU(s)",
-            flush=True,
+        facts = asyncio.run(harness.postgres_facts(server.dsn()))
+        bench.setup(
+            libraries=("asyncpg", "pgqueuer", "procrastinate"),
+            **facts,
+            server=server.how.split()[0],
+            producers=args.producers,
+            concurrency=args.concurrency,
         )
         one: dict[str, list[float]] = {s: [] for s in systems}
         many: dict[str, list[float]] = {s: [] for s in systems}
@@ -107,30 +105,21 @@ def run_parent(args: argparse.Namespace) -> int:
                     results[system].append(rate)
                     print(f"#   round {round_number + 1}: {system} x{workers} {rate:.0f} jobs/s", flush=True)
     medians = {s: statistics.median(rs) for s, rs in one.items()}
+    figures: dict[str, float] = {}
+    for peer in ("pgqueuer", "procrastinate"):
+        if "vidrelay" in medians and peer in medians:
+            figures[f"ratio_vs_{peer}"] = medians["vidrelay"] / medians[peer]
     for system in systems:
         print(f"{labels[system]}: {medians[system]:.0f} jobs/s")
+        figures[f"{system}_jobs_s"] = medians[system]
     for system in (s for s in systems if many[s]):
         scaled = statistics.median(many[system])
         print(
             f"# {args.workers} workers ({args.workers} consumer processes + 1 producer): {system}"
             f" {scaled:.0f} jobs/s (x{scaled / medians[system]:.2f} of one process)"
         )
-    if "vidrelay" in medians and "procrastinate" in medians:
-        print(f"# ratio_vs_procrastinate={medians['vidrelay'] / medians['procrastinate']:.2f}")
-    if "vidrelay" in medians and "pgqueuer" in medians:
-        print(f"ratio_vs_pgqueuer={medians['vidrelay'] / medians['pgqueuer']:.2f}")
-    return 0
-
-
-async def _server_settings(dsn: str) -> dict[str, str]:
-    import asyncpg
-
-    connection = await asyncpg.connect(dsn)
-    try:
-        names = ("server_version", "fsync", "synchronous_commit", "full_page_writes", "wal_sync_method")
-        return {name: await connection.fetchval(f"SHOW {name}") for name in names}
-    finally:
-        await connection.close()
+        figures[f"{system}_scaled_jobs_s"] = scaled
+    bench.figures(**figures)
 
 
 async def _fresh_database(server: Any, name: str) -> str:
@@ -182,11 +171,11 @@ async def measure(system: str, dsn: str, args: argparse.Namespace, workers: int)
         _tell(child, "stop")
         out, err = await child.communicate()
         if child.returncode != 0:
-            raise SystemExit(f"{system} child failed:\n{err.decode()[-3000:]}")
+            tail = err.decode()[-3000:]
+            raise harness.BenchFailed(f"{system} child exited with {child.returncode}:\n{tail}")
         reports.append(json.loads(out.decode().strip().splitlines()[-1]))
     executed = sum(r["executed"] for r in reports)
-    if executed != args.jobs:
-        raise SystemExit(f"{system}: {executed} handler runs for {args.jobs} jobs")
+    bench.expect(executed == args.jobs, f"{system}: {executed} handler runs for {args.jobs} jobs")
     label = next(r["label"] for r in reports if r.get("label"))
     return label, args.jobs / seconds
 
@@ -196,7 +185,7 @@ async def _expect(child: asyncio.subprocess.Process, word: str) -> None:
     line = await asyncio.wait_for(child.stdout.readline(), 120)
     if line.decode().strip() != word:
         err = await child.stderr.read() if child.stderr else b""
-        raise SystemExit(f"expected {word!r} from a child, got {line!r}:\n{err.decode()[-3000:]}")
+        raise harness.BenchFailed(f"expected {word!r} from a child, got {line!r}:\n{err.decode()[-3000:]}")
 
 
 def _tell(child: asyncio.subprocess.Process, word: str) -> None:
@@ -273,10 +262,11 @@ async def setup_vidrelay(args: argparse.Namespace) -> Side:
         executed[0] += 1
         return Success(None)
 
-    store = await PostgresStore.open(args.dsn, node=f"bench-{os.getpid()}", pool_size=_POOL)
+    clock = SystemClock()
+    store = await PostgresStore.open(args.dsn, node=f"bench-{os.getpid()}", pool_size=_POOL, clock=clock)
     registry = JobRegistry([JobType("noop", noop, timeout_seconds=60.0)])
     config = EngineConfig(concurrency=args.concurrency, sole_instance=False)
-    engine = Engine(store, SystemClock(), registry, config, random.random, worker_id=uuid.uuid4().hex)
+    engine = Engine(store, clock, registry, config, random.random, worker_id=uuid.uuid4().hex)
 
     async def start() -> None:
         if args.consume:
@@ -393,4 +383,4 @@ def _version(distribution: str) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -1,6 +1,6 @@
 """End-to-end queue throughput: vidrelay's SQLite store + Engine against huey and persist-queue.
 
-    python bench/queue_throughput.py [--jobs 20000] [--producers 32] [--rounds 3]
+    python bench/queue_throughput.py [--jobs 20000] [--producers 32] [--rounds 3] [--quick]
 
 Every system does the same work on a file in the same folder (same disk):
 - N jobs with a no-op handler, enqueued one call per job by P producers running at the same
@@ -17,6 +17,8 @@ huey and persist-queue run at their defaults, which leave SQLite at WAL with syn
 (each commit fsynced); vidrelay runs at its default (synchronous=FULL), and once more at NORMAL
 to show what the other setting would buy. Each measurement runs in a fresh child process; the
 rounds interleave the systems so that a noisy disk hurts them alike; the median is reported.
+The figures line: `queue_throughput: ratio_vs_huey=X.XX ratio_vs_persist_queue=X.XX
+vidrelay_jobs_s=N ...`.
 
 Why synchronous=FULL is vidrelay's default: the promise is that an accepted link is never lost,
 and the bot acknowledges a link as soon as its enqueue returns. In WAL mode, NORMAL fsyncs only
@@ -34,8 +36,6 @@ import argparse
 import asyncio
 import json
 import logging
-import os
-import platform
 import random
 import sqlite3
 import statistics
@@ -46,43 +46,42 @@ import threading
 import time
 from pathlib import Path
 
+import harness
+
 SYSTEMS = ("vidrelay", "vidrelay-other-durability", "huey", "persist-queue")
+bench = harness.Bench("queue_throughput", __doc__)
+bench.size("--jobs", 20_000, quick=200, help="no-op jobs per measurement")
+bench.size("--rounds", 3, quick=1, help="interleaved rounds")
+bench.parser.add_argument(
+    "--producers", type=int, default=32, help="concurrent producers (coroutines/threads)"
+)
+bench.parser.add_argument("--concurrency", type=int, default=3, help="consumers")
+bench.parser.add_argument("--dir", type=Path, default=None, help="folder for the database files (one disk)")
+bench.parser.add_argument("--skip-other-durability", action="store_true")
+bench.parser.add_argument("--only", choices=SYSTEMS, help=argparse.SUPPRESS)
 
 
-def main() -> int:
-    args = parse(sys.argv[1:])
+def main() -> None:
+    args = bench.parse()
     if args.only:
         result = run_child(args)
         print(json.dumps(result), flush=True)
-        return 0
-    return run_parent(args)
-
-
-def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--jobs", type=int, default=20_000)
-    parser.add_argument("--producers", type=int, default=32, help="concurrent producers (coroutines/threads)")
-    parser.add_argument("--concurrency", type=int, default=3, help="consumers")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--dir", type=Path, default=None, help="folder for the database files (one disk)")
-    parser.add_argument("--skip-other-durability", action="store_true")
-    parser.add_argument("--only", choices=SYSTEMS, help=argparse.SUPPRESS)
-    return parser.parse_args(argv)
+        return
+    bench.run(run_parent, args)
 
 
 # The parent: interleaved rounds, one child process per measurement -----------------------------
 
 
-def run_parent(args: argparse.Namespace) -> int:
+def run_parent(args: argparse.Namespace) -> None:
     from adapters.sqlite import DEFAULT_SYNCHRONOUS
 
     systems = [s for s in SYSTEMS if not (args.skip_other_durability and s == "vidrelay-other-durability")]
-    print(
-        f"# {args.jobs} jobs, {args.producers} producers, {args.concurrency} consumers,"
-        f" {args.rounds} round(s); Python {platform.python_version()}, SQLite {sqlite3.sqlite_version},"
-        f" {os.cpu_count()} CPU(s)"
+    bench.setup(
+        libraries=("huey", "persist-queue"),
+        sqlite=sqlite3.sqlite_version,
+        producers=args.producers,
+        consumers=args.concurrency,
     )
     results: dict[str, list[dict[str, object]]] = {s: [] for s in systems}
     with tempfile.TemporaryDirectory(prefix="vidrelay-bench-", dir=args.dir) as folder:
@@ -101,11 +100,19 @@ def run_parent(args: argparse.Namespace) -> int:
     for system in systems:
         print(f"{results[system][0]['label']}: {medians[system]:.0f} jobs/s")
     other = "NORMAL" if DEFAULT_SYNCHRONOUS == "FULL" else "FULL"
+    durability = {}
     if "vidrelay-other-durability" in medians:
         change = medians["vidrelay-other-durability"] / medians["vidrelay"]
         print(f"# synchronous={other} instead of {DEFAULT_SYNCHRONOUS}: x{change:.2f} throughput")
-    print(f"ratio_vs_huey={medians['vidrelay'] / medians['huey']:.2f}")
-    return 0
+        durability[f"{other.lower()}_vs_{DEFAULT_SYNCHRONOUS.lower()}"] = change
+    bench.figures(
+        ratio_vs_huey=medians["vidrelay"] / medians["huey"],
+        ratio_vs_persist_queue=medians["vidrelay"] / medians["persist-queue"],
+        vidrelay_jobs_s=medians["vidrelay"],
+        huey_jobs_s=medians["huey"],
+        persist_queue_jobs_s=medians["persist-queue"],
+        **durability,
+    )
 
 
 def run_in_child(system: str, args: argparse.Namespace, folder: Path) -> dict[str, object]:
@@ -120,9 +127,7 @@ def run_in_child(system: str, args: argparse.Namespace, folder: Path) -> dict[st
         str(args.concurrency),
     ]
     done = subprocess.run(argv, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{system} failed:\n{done.stdout}\n{done.stderr}")
-    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    result: dict[str, object] = json.loads(harness.child_result(done, system).strip().splitlines()[-1])
     return result
 
 
@@ -299,4 +304,4 @@ def version(distribution: str) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
