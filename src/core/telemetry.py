@@ -18,5 +18,8 @@ class Unobserved(JobEvents, DeliveryEvents):
     def job_dead(self, name: str) -> None:
         pass
 
+    def job_cancelled(self, name: str) -> None:
+        pass
+
     def video_delivered(self, post_to_video_seconds: float) -> None:
         pass

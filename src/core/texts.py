@@ -14,6 +14,7 @@ import math
 import time
 from collections.abc import Sequence
 
+from core.durations import clock_duration, short_duration
 from ports.media import Progress, Stage, VideoInfo
 
 # The catalog -------------------------------------------------------------------------------
@@ -45,6 +46,7 @@ CONVERTING = "\n🎞 <b>Converting…</b>"
 COMPRESSING = "\n📦 <b>Compressing to fit {limit_mib:.0f} MB…</b>"
 UPLOADING = "\n🚀 <b>Uploading ({size})...</b>"
 SENT = "✅ <b>Sent</b>"
+CANCELLED = "🚫 <b>Cancelled</b>"
 SENT_SIZED = "✅ <b>Sent</b> ({size})"
 RETRYING = "\n⚠️ <b>Download failed</b>, retrying (attempt {attempt} of {max_attempts})..."
 FAILED = "\n💥 <b>Download failed</b>: {reason}"
@@ -74,6 +76,13 @@ LONG_VIDEO_NO = "👎 No thanks"
 PRESS_CONFIRMED = "👍 On it!"
 PRESS_CANCELLED = "👎 Cancelled."
 PRESS_NOT_REQUESTER = "Only the person who sent the link can cancel."
+CANCEL_HOW = (
+    "Reply <code>/cancel</code> to your link (or to my message about it), or send <code>/cancel all</code>."
+)
+CANCEL_NOTHING = "Nothing to cancel: that link is done, or it is not waiting here."
+CANCEL_NOT_YOURS = "Only the person who sent the link, or an admin of this group, can cancel it."
+CANCEL_DONE = "🚫 Cancelled."
+CANCEL_ALL_DONE = "🚫 Cancelled {count} of your links."
 PROMPT_CONFIRMED = "👍 Downloading it."
 PROMPT_CANCELLED = "👎 Cancelled."
 NO_LONGER_AVAILABLE = "This request is no longer available."
@@ -278,6 +287,10 @@ def link_limit(limit: int, window_seconds: float, wait_seconds: float, until: fl
     return entry.format(limit=limit, wait=short_duration(math.ceil(wait_seconds / 60) * 60), at=at)
 
 
+def cancelled_all(count: int) -> str:
+    return CANCEL_ALL_DONE.format(count=count)
+
+
 def send_again_later() -> str:
     return SEND_AGAIN_LATER
 
@@ -323,24 +336,6 @@ def last_update_check(checked_at: float | None, error: str | None) -> str:
         return UPDATE_NEVER
     when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(checked_at))
     return UPDATE_CHECK_FAILED.format(when=when, error=error) if error else UPDATE_CHECKED.format(when=when)
-
-
-def short_duration(seconds: float) -> str:
-    total = max(int(seconds), 0)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
-    if minutes:
-        return f"{minutes}m"
-    return f"{secs}s"
-
-
-def clock_duration(seconds: float) -> str:
-    total = max(int(seconds), 0)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 def caption_for(info: VideoInfo) -> str:

@@ -15,6 +15,7 @@ from dependency_injector import providers
 
 from core.chat_settings.service import ChatSettingsService
 from core.chat_settings.who_may_change import RememberedAccess, SettingsAccess
+from core.incoming.cancelling import Cancellations
 from core.incoming.inline import InlineRequests
 from core.incoming.intake.announce import Announcements
 from core.incoming.intake.limits import UserLinkLimits
@@ -99,19 +100,24 @@ class Container(Jobs):
         clock,
         liveness,
     )
+    chat_access = providers.Singleton(RememberedAccess, providers.Singleton(SettingsAccess, messenger), clock)
     chat_settings = providers.Singleton(
         ChatSettingsService,
         store,
         messenger,
         buttons,
-        providers.Singleton(RememberedAccess, providers.Singleton(SettingsAccess, messenger), clock),
+        chat_access,
         clock,
         default_ask_seconds=settings.provided.confirm_longer_than_seconds,
+    )
+    cancellations = providers.Singleton(
+        Cancellations, cancels=store, logs=log_views, running=engine, access=chat_access
     )
     dispatcher = providers.Singleton(
         build_dispatcher,
         intake=intake,
         confirmations=confirmations,
+        cancellations=cancellations,
         inline=inline_requests,
         status=status,
         chat_settings=chat_settings,

@@ -18,3 +18,8 @@ class WorkNotices(Protocol):
     def on_work(self, wake: Callable[[], None]) -> None:
         """Call `wake` (on the event loop) whenever work may have become claimable elsewhere."""
         ...
+
+    def on_cancel(self, check: Callable[[], None]) -> None:
+        """Call `check` (on the event loop) whenever some process marked a held row cancelled
+        (ports.cancels), and once more whenever the subscription came back."""
+        ...

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from ports.blobs import BlobIndex
 from ports.caches import HandledUrls, InfoCache
+from ports.cancels import JobCancels
 from ports.chat_settings import ChatSettingsStore
 from ports.pending import PendingStore
 from ports.queue import JobQueue
@@ -18,6 +19,7 @@ from ports.secrets import InstallSecrets
 
 class Store(
     JobQueue,
+    JobCancels,
     QueueView,
     UserQuota,
     PendingStore,

@@ -17,7 +17,9 @@ from tests.e2e.conftest import ADMIN, Stack, _stack, new_user
 pytestmark = [pytest.mark.asyncio, pytest.mark.slow]
 
 LIMITS = {"VIDRELAY_USER_HOURLY_LINKS": "3", "VIDRELAY_ADMIN_USER_IDS": str(ADMIN.id)}
-LIMIT_REPLY = re.compile(r"✋ You can send 3 links an hour\. You can send more in (\d+m|1h) \(at \d\d:\d\d UTC\)\.")
+LIMIT_REPLY = re.compile(
+    r"✋ You can send 3 links an hour\. You can send more in (\d+m|1h) \(at \d\d:\d\d UTC\)\."
+)
 
 
 @pytest_asyncio.fixture

@@ -49,6 +49,7 @@ CANARIES: dict[int, list[str]] = {
     ],
     8: ["UPDATE jobs SET requester = 5, turn = 4 WHERE name = 'canary'"],
     9: ["INSERT INTO user_links (user_id, at) VALUES (77, 1e12)"],
+    10: ["INSERT INTO job_cancels (job_id) SELECT id FROM jobs WHERE name = 'canary'"],
 }
 
 

@@ -63,6 +63,9 @@ class CountedEvents(JobEvents):
     def job_dead(self, name: str) -> None:
         self.seen["dead"] += 1
 
+    def job_cancelled(self, name: str) -> None:
+        self.seen["cancelled"] += 1
+
 
 @pytest.fixture
 async def escaped() -> AsyncIterator[list[dict[str, Any]]]:

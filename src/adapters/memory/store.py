@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from adapters.memory.blobs import MemoryBlobIndex
 from adapters.memory.caches import MemoryHandledUrls, MemoryInfoCache
+from adapters.memory.cancels import MemoryJobCancels
 from adapters.memory.chat_settings import MemoryChatSettings
 from adapters.memory.jobs import MemoryJobQueue
 from adapters.memory.pending import MemoryPending
@@ -17,6 +18,7 @@ from ports.store import Store
 
 class MemoryStore(
     MemoryJobQueue,
+    MemoryJobCancels,
     MemoryQueueView,
     MemoryUserQuota,
     MemoryPending,

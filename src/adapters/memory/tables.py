@@ -34,6 +34,7 @@ class MemoryTables:
     secrets: dict[str, bytes] = field(default_factory=dict)
     chat_settings: dict[int, ChatSettings] = field(default_factory=dict)
     user_links: dict[int, list[float]] = field(default_factory=dict)
+    cancel_asked: set[int] = field(default_factory=set)
     next_job_id: int = 1
     next_failed_id: int = 1
 

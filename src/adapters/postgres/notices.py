@@ -31,18 +31,24 @@ from ports.notices import WorkNotices
 log = logging.getLogger("vidrelay.postgres")
 
 CHANNEL: Final = "vidrelay_work"
+CANCEL_CHANNEL: Final = "vidrelay_cancel"
+"""A held row was marked cancelled (ports.cancels): every process checks its own leases."""
 PROBE_SECONDS: Final = 30.0
 """How often an idle listening connection proves it is still there."""
 _BACKOFF_FIRST, _BACKOFF_CAP = 0.1, 10.0
 
 
 class WorkNotifier:
-    def __init__(self, db: Database, token: str, wake_here: Callable[[], None]) -> None:
+    def __init__(
+        self, db: Database, token: str, wake_here: Callable[[], None], check_here: Callable[[], None]
+    ) -> None:
         self._db = db
         self._token = token
         self._wake_here = wake_here
+        self._check_here = check_here
         self._sending: asyncio.Task[None] | None = None
         self._again = False
+        self._cancels: set[asyncio.Task[None]] = set()
 
     def announce(self) -> None:
         """Work was committed: wake this store's workers now, and let the other processes know
@@ -52,6 +58,20 @@ class WorkNotifier:
             self._again = True
             return
         self._sending = asyncio.create_task(self._send(), name="vidrelay-pg-notify")
+
+    def announce_cancel(self) -> None:
+        """A held row was marked cancelled: its holder, here or elsewhere, checks now. Rare
+        enough to need no coalescing; a lost NOTIFY leaves the holder's next heartbeat."""
+        self._check_here()
+        task = asyncio.create_task(self._send_cancel(), name="vidrelay-pg-notify-cancel")
+        self._cancels.add(task)
+        task.add_done_callback(self._cancels.discard)
+
+    async def _send_cancel(self) -> None:
+        try:
+            await self._db.execute("SELECT pg_notify($1, $2)", CANCEL_CHANNEL, self._token)
+        except StoreError as error:
+            log.warning("postgres: could not announce a cancel: %s", error)
 
     async def _send(self) -> None:
         while True:
@@ -67,6 +87,7 @@ class WorkNotifier:
     async def close(self) -> None:
         if self._sending is not None:
             await asyncio.gather(self._sending, return_exceptions=True)
+        await asyncio.gather(*self._cancels, return_exceptions=True)
 
 
 class WorkListener(WorkNotices):
@@ -77,6 +98,7 @@ class WorkListener(WorkNotices):
         self._clock = clock
         self._probe_seconds = probe_seconds
         self._wakes: list[Callable[[], None]] = []
+        self._checks: list[Callable[[], None]] = []
         self._task: asyncio.Task[None] | None = None
         self._connection: asyncpg.Connection | None = None
         self.subscriptions = 0
@@ -84,19 +106,29 @@ class WorkListener(WorkNotices):
 
     def on_work(self, wake: Callable[[], None]) -> None:
         self._wakes.append(wake)
+        self._listen()
+
+    def on_cancel(self, check: Callable[[], None]) -> None:
+        self._checks.append(check)
+        self._listen()
+
+    def _listen(self) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._listen_forever(), name="vidrelay-pg-listen")
 
     def wake_all(self) -> None:
-        for wake in list(self._wakes):
-            try:
-                wake()
-            except Exception:
-                log.exception("postgres: a wake-up callback failed")
+        _call_each(self._wakes, "wake-up")
+
+    def check_all(self) -> None:
+        _call_each(self._checks, "cancel check")
 
     def _on_notice(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
         if payload != self.token:  # our own announcement woke our workers already
             self.wake_all()
+
+    def _on_cancel_notice(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
+        if payload != self.token:  # our own cancel checked here already
+            self.check_all()
 
     async def _listen_forever(self) -> None:
         backoff = _BACKOFF_FIRST
@@ -112,12 +144,14 @@ class WorkListener(WorkNotices):
             try:
                 connection.add_termination_listener(lambda _, ended=lost: ended.set())
                 await connection.add_listener(CHANNEL, self._on_notice)
+                await connection.add_listener(CANCEL_CHANNEL, self._on_cancel_notice)
                 self._connection = connection
                 self.subscriptions += 1
                 if self.subscriptions > 1:
                     log.warning("postgres: listening for work again; catching up")
                 backoff = _BACKOFF_FIRST
                 self.wake_all()  # whatever was announced while nobody listened
+                self.check_all()
                 await self._until_lost(connection, lost)
             except DRIVER_ERRORS as error:
                 log.warning("postgres: the listening connection failed: %s", error)
@@ -149,3 +183,11 @@ class WorkListener(WorkNotices):
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
+
+
+def _call_each(callbacks: list[Callable[[], None]], what: str) -> None:
+    for callback in list(callbacks):
+        try:
+            callback()
+        except Exception:
+            log.exception("postgres: a %s callback failed", what)

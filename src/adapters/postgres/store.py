@@ -14,6 +14,7 @@ from typing import Final
 
 from adapters.postgres.blobs import PostgresBlobIndex
 from adapters.postgres.caches import PostgresHandledUrls, PostgresInfoCache
+from adapters.postgres.cancels import PostgresJobCancels
 from adapters.postgres.chat_settings import PostgresChatSettings
 from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.connection import DRIVER_ERRORS, connect, open_pool
@@ -39,6 +40,7 @@ the other finishing writes."""
 
 class PostgresStore(
     PostgresJobQueue,
+    PostgresJobCancels,
     PostgresQueueView,
     PostgresUserQuota,
     PostgresPending,
@@ -56,7 +58,7 @@ class PostgresStore(
         self._claims_db = claims_db
         self._node = node
         self._claims = ClaimBatcher(claims_db)
-        self._notifier = WorkNotifier(db, listener.token, listener.wake_all)
+        self._notifier = WorkNotifier(db, listener.token, listener.wake_all, listener.check_all)
         self._listener = listener
         self._closed = False
 
@@ -99,6 +101,9 @@ class PostgresStore(
 
     def on_work(self, wake: Callable[[], None]) -> None:
         self._listener.on_work(wake)
+
+    def on_cancel(self, check: Callable[[], None]) -> None:
+        self._listener.on_cancel(check)
 
     @property
     def listener(self) -> WorkListener:

@@ -189,6 +189,17 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX user_links_by_user ON user_links (user_id, at)",
         ),
     ),
+    Migration(
+        "cancel marks",
+        (
+            # A user cancelled a running job: its holder's heartbeat reads this and stops it.
+            """
+            CREATE TABLE job_cancels (
+                job_id INTEGER PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE
+            )
+            """,
+        ),
+    ),
 )
 
 

@@ -12,6 +12,7 @@ from typing import Final
 
 from adapters.sqlite.blobs import SqliteBlobIndex
 from adapters.sqlite.caches import SqliteHandledUrls, SqliteInfoCache
+from adapters.sqlite.cancels import SqliteJobCancels
 from adapters.sqlite.chat_settings import SqliteChatSettings
 from adapters.sqlite.connection import SYNCHRONOUS_LEVELS, FileSettings, SqliteConnection
 from adapters.sqlite.jobs import SqliteJobQueue
@@ -33,6 +34,7 @@ measures what this costs against NORMAL."""
 
 class SqliteStore(
     SqliteJobQueue,
+    SqliteJobCancels,
     SqliteQueueView,
     SqliteUserQuota,
     SqlitePending,

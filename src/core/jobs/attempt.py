@@ -19,7 +19,7 @@ from returns.result import Failure
 from core import texts
 from core.jobs.context import JobContext
 from core.jobs.fields import log_fields
-from core.jobs.in_flight import HeldJob, LostLease
+from core.jobs.in_flight import AttemptStopped, HeldJob
 from core.jobs.outcome import JobFailure, JobOutcome
 from core.jobs.registry import JobType
 from core.jobs.tasks import finished_within
@@ -41,12 +41,13 @@ class Deadlines:
 
     async def run(self, job_type: JobType, context: JobContext, held: HeldJob) -> JobOutcome:
         """The handler's outcome; a timeout or a crash of the handler is a transient failure.
-        ShutdownAbort (the process is stopping) and LostLease pass through."""
+        ShutdownAbort (the process is stopping) and AttemptStopped (a lost lease, a cancel) pass
+        through."""
         seconds = job_type.timeout_seconds
         task = asyncio.ensure_future(job_type.run(context))
         try:
             finished = await self._within(task, seconds, held, "attempt")
-        except (ShutdownAbort, LostLease):
+        except (ShutdownAbort, AttemptStopped):
             raise
         except Exception as error:  # noqa: BLE001 - a bug in one job must not kill the worker
             return Failure(
@@ -64,7 +65,7 @@ class Deadlines:
         try:
             if not await self._within(task, self._hook_timeout, held, what):
                 log.warning("%s hook timed out: the job goes on without it", what, extra=log_fields(job))
-        except LostLease:
+        except AttemptStopped:
             raise
         except Exception:
             log.exception("%s hook failed", what, extra=log_fields(job))
@@ -72,7 +73,7 @@ class Deadlines:
     async def _within(self, task: asyncio.Future[T], seconds: float, held: HeldJob, what: str) -> bool:
         """Whether `task` finished by the deadline; its exception, if it raised, is raised here."""
         finished = False
-        if not held.lost:  # lost before it started (the heartbeat ran in between): never start it
+        if held.stopped is None:  # stopped before it started (a heartbeat in between): never start it
             held.running = task
             try:
                 finished = await finished_within(task, self._clock, seconds)
@@ -81,9 +82,9 @@ class Deadlines:
                 raise
             finally:
                 held.running = None
-        if held.lost:
+        if held.stopped is not None:
             await self.stop(task, held.job, what)
-            raise LostLease
+            raise held.stopped
         if not finished:
             await self.stop(task, held.job, what)
             return False

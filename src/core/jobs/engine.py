@@ -44,6 +44,7 @@ from core.jobs.tasks import all_done, first_of, settle
 from core.jobs.worker import Worker
 from core.lifecycle.retry_policy import Random
 from core.telemetry import Unobserved
+from ports.cancels import JobCancels
 from ports.clock import Clock
 from ports.jobs import Guard, NewJob
 from ports.json import Payload
@@ -68,11 +69,13 @@ class Engine(JobSubmitter):
         events: JobEvents | None = None,
         wake: Signal | None = None,
         notices: WorkNotices | None = None,
+        cancels: JobCancels | None = None,
     ) -> None:
         """`worker_id`: one per process; `events`: told of every job enqueued, completed, retried
         or buried (the metrics count them); `wake`: fired by whoever makes work claimable
         outside the engine (a confirmed prompt, a closed breaker); `notices`: a store shared
-        with other processes, whose announcements wake this engine once it runs."""
+        with other processes, whose announcements wake this engine once it runs; `cancels`: where
+        its heartbeat reads which of its running jobs their users cancelled (None: never)."""
         self._clock = clock
         self._notices = notices
         self._registry = registry
@@ -161,6 +164,7 @@ class Engine(JobSubmitter):
         ]
         self._heartbeat = Heartbeat(
             queue=queue,
+            cancels=cancels,
             clock=clock,
             worker_id=worker_id,
             in_flight=in_flight,
@@ -236,6 +240,11 @@ class Engine(JobSubmitter):
         """An enqueue (or a closed breaker) may have made work claimable: wake idle workers."""
         self._wake.fire()
 
+    def cancel_asked(self) -> None:
+        """A user cancelled a running job: if this process runs it, it stops now (the heartbeat
+        checks at once instead of at its next beat)."""
+        self._heartbeat.check_now()
+
     def close_breakers(self) -> None:
         ReopenSites(self._breakers, self.wake)()
 
@@ -253,6 +262,7 @@ class Engine(JobSubmitter):
         gave_up = await self._boot.run()
         if self._notices is not None:
             self._notices.on_work(self.wake)
+            self._notices.on_cancel(self.cancel_asked)
         keep = self._supervisor.keep_running
         self._running = _Tasks(
             workers=[

@@ -13,8 +13,16 @@ from typing import Any
 from ports.jobs import Job, Lease
 
 
-class LostLease(Exception):
+class AttemptStopped(Exception):
+    """The heartbeat stopped the attempt from outside: what it waited for was cancelled."""
+
+
+class LostLease(AttemptStopped):
     """The row was taken over by another claim while this process ran it: stop, write nothing."""
+
+
+class CancelledByUser(AttemptStopped):
+    """The user cancelled the job (ports.cancels): stop, then settle it as done, not failed."""
 
 
 @dataclass
@@ -24,8 +32,9 @@ class HeldJob:
     """When the claim of this attempt returned (the metrics time claim-to-done from it)."""
     running: asyncio.Future[Any] | None = None
     """The handler or hook the attempt is waiting for right now."""
-    lost: bool = False
-    """The heartbeat learned that another claim took the row over."""
+    stopped: type[AttemptStopped] | None = None
+    """Why the heartbeat stopped the attempt: another claim took the row over, or the user
+    cancelled the job. The attempt raises it once what it waited for has stopped."""
 
 
 class InFlight:
@@ -55,10 +64,16 @@ class InFlight:
 
     def lose(self, lease: Lease) -> HeldJob | None:
         """The row is no longer ours: stop the attempt (someone else may be running it)."""
+        return self.stop(lease, LostLease)
+
+    def stop(self, lease: Lease, why: type[AttemptStopped]) -> HeldJob | None:
+        """Stop the attempt holding `lease` now, whatever it waits for; a lost lease outweighs
+        a cancel (nothing may be written then)."""
         held = self._held.get(lease.job_id)
         if held is None or held.job.token != lease.token:
             return None
-        held.lost = True
+        if held.stopped is not LostLease:
+            held.stopped = why
         if held.running is not None:
             held.running.cancel()
         return held

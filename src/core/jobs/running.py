@@ -18,7 +18,7 @@ from core.jobs.attempt import Deadlines
 from core.jobs.breaker import CircuitBreakers
 from core.jobs.context import JobContext, RetryNotice
 from core.jobs.fields import log_fields
-from core.jobs.in_flight import HeldJob, InFlight, LostLease
+from core.jobs.in_flight import CancelledByUser, HeldJob, InFlight, LostLease
 from core.jobs.outcome import Deferred, JobFailure, JobOutcome
 from core.jobs.registry import JobRegistry, JobType
 from core.jobs.settling import Settler
@@ -99,6 +99,9 @@ class Attempts:
         except LostLease:
             log.warning("job lost its lease: its attempt was stopped", extra=log_fields(job))
             self._settler.let_go(job)
+            return None
+        except CancelledByUser:
+            await self._settler.cancelled(replace(job, payload=context.payload), job_type)
             return None
         except asyncio.CancelledError:
             await self._abandon(job)

@@ -61,6 +61,11 @@ class LogViews:
         view.quiet_until = self._clock.now() + EDIT_INTERVAL_SECONDS
         return view
 
+    def job_showing(self, chat_id: int, message_id: int) -> int | None:
+        """The job whose live log message in this chat is `message_id` (a reply to it names it)."""
+        views = self._chats.get(chat_id, {})
+        return next((job for job, view in views.items() if message_id in view.state.message_ids), None)
+
     @property
     def sending(self) -> bool:
         """Some chat's log has text on its way (a sender task is live): a job's last words may

@@ -213,4 +213,5 @@ class Jobs(Adapters):
         events=metrics,
         wake=work_arrived,
         notices=work_notices,
+        cancels=store,
     )

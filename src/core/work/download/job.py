@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from returns.result import Failure
 
-from core.jobs.context import DeadJob, JobContext, RetryNotice
+from core.jobs.context import CancelledJob, DeadJob, JobContext, RetryNotice
 from core.jobs.outcome import JobOutcome
 from core.jobs.submitter import JobSubmitter
 from core.requests.download import DownloadRequest
@@ -85,3 +85,6 @@ class DownloadVideo:
 
     async def on_dead(self, dead: DeadJob) -> None:
         await self._retries.on_dead(dead)
+
+    async def on_cancel(self, cancelled: CancelledJob) -> None:
+        await self._retries.on_cancel(cancelled)
