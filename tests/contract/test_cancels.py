@@ -40,7 +40,8 @@ async def test_a_held_row_is_marked_for_its_holder_and_the_mark_goes_with_the_ro
 
     cancelled = await store.cancel_job(job_id)
 
-    assert cancelled is not None and cancelled.running
+    assert cancelled is not None
+    assert cancelled.running
     assert [job.id for job in await store.list_jobs()] == [job_id, other]  # still held
     assert await store.cancel_asked([lease, other_lease]) == [lease]
     assert await store.complete(lease)
