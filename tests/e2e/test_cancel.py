@@ -10,8 +10,9 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from testkit.telegram import Chat, User
-from testkit.video_site import Body, RequestRecord, Trickle
+from testkit.bot_process import BotProcess
+from testkit.telegram import Chat, FakeBotApi, User
+from testkit.video_site import Body, RequestRecord, Trickle, VideoServer
 from tests.e2e.conftest import VIDRELAY, WAIT_SECONDS, Stack, _stack, new_group, new_user, sha256_of
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
@@ -26,21 +27,21 @@ async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack]:
         yield stack
 
 
-def endless_download(stack: Stack, path: str) -> str:
+def endless_download(site: VideoServer, path: str) -> str:
     """The medium clip trickled over a minute in fine steps: the server sees a closed connection
     at its next write, a twentieth of a second later."""
-    stack.site.set_route(path, Trickle(stack.site.clip("medium").read_bytes(), seconds=60, chunks=1200))
-    return stack.site.url(path)
+    site.set_route(path, Trickle(site.clip("medium").read_bytes(), seconds=60, chunks=1200))
+    return site.url(path)
 
 
-def quick_clip(stack: Stack, path: str) -> str:
-    stack.site.set_route(path, Body(stack.site.clip("short").read_bytes(), "video/mp4"))
-    return stack.site.url(path)
+def quick_clip_on(site: VideoServer, path: str) -> str:
+    site.set_route(path, Body(site.clip("short").read_bytes(), "video/mp4"))
+    return site.url(path)
 
 
-def body_request(stack: Stack, path: str) -> RequestRecord | None:
+def body_request(site: VideoServer, path: str) -> RequestRecord | None:
     """The download of the body: the request after the scrape's."""
-    records = [r for r in stack.site.requests if r.path == path]
+    records = [r for r in site.requests if r.path == path]
     return records[-1] if len(records) >= 2 else None
 
 
@@ -51,11 +52,11 @@ async def until(condition: object, what: str) -> None:
         await asyncio.sleep(0.02)
 
 
-async def failed_jobs_listing(stack: Stack) -> str:
+async def failed_jobs_listing(bot: BotProcess) -> str:
     proc = await asyncio.create_subprocess_exec(
         str(VIDRELAY),
         *("jobs", "list", "--failed", "--json"),
-        env=stack.bot._env,
+        env=bot._env,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
     )
@@ -64,19 +65,18 @@ async def failed_jobs_listing(stack: Stack) -> str:
     return out.decode()
 
 
-async def cancel_a_running_download(stack: Stack, user: User, chat: Chat, path: str) -> int:
+async def cancel_a_running_download(api: FakeBotApi, site: VideoServer, user: User, path: str) -> int:
     """Post an endless download, /cancel it by a reply once its body is coming; asserts the
     connection closed within the bound. The link's message id."""
-    message_id = stack.api.send_text(chat, user, endless_download(stack, path))
-    await until(lambda: (r := body_request(stack, path)) is not None and r.finished is None, "no download")
+    chat = Chat.private(user)
+    message_id = api.send_text(chat, user, endless_download(site, path))
+    await until(lambda: (r := body_request(site, path)) is not None and r.finished is None, "no download")
 
     asked_at = asyncio.get_running_loop().time()
-    stack.api.send_text(chat, user, "/cancel", reply_to=message_id)
-    await until(
-        lambda: (r := body_request(stack, path)) is not None and r.finished is not None, "never closed"
-    )
+    api.send_text(chat, user, "/cancel", reply_to=message_id)
+    await until(lambda: (r := body_request(site, path)) is not None and r.finished is not None, "still open")
 
-    body = body_request(stack, path)
+    body = body_request(site, path)
     assert body is not None
     assert body.finished is not None
     assert body.finished - asked_at < STOP_BOUND_SECONDS
@@ -85,17 +85,18 @@ async def cancel_a_running_download(stack: Stack, user: User, chat: Chat, path: 
 
 async def test_a_running_download_cancelled_by_a_reply_stops_and_is_no_failure(bot: Stack) -> None:
     user = new_user()
-    chat = Chat.private(user)
-    message_id = await cancel_a_running_download(bot, user, chat, f"/cancel/{user.id}.mp4")
+    message_id = await cancel_a_running_download(bot.api, bot.site, user, f"/cancel/{user.id}.mp4")
 
     log = await bot.log_until(user.id, message_id, lambda text: text.endswith("🚫 Cancelled"))
     assert log.reply_to == message_id
     assert bot.api.videos(user.id) == []
-    assert f"/cancel/{user.id}.mp4" not in await failed_jobs_listing(bot)
+    assert f"/cancel/{user.id}.mp4" not in await failed_jobs_listing(bot.bot)
     staging = bot.root / "data" / "staging"
     assert not [p for p in staging.rglob("*") if p.is_file()]  # the partial download went
     # The same user's next link is delivered.
-    next_id = bot.api.send_text(chat, user, quick_clip(bot, f"/cancel/{user.id}-next.mp4"))
+    next_id = bot.api.send_text(
+        Chat.private(user), user, quick_clip_on(bot.site, f"/cancel/{user.id}-next.mp4")
+    )
     video = await bot.video_reply(user.id, next_id)
     assert video.sha256 == sha256_of(bot.site.clip("short"))
 
