@@ -21,6 +21,7 @@ from core.incoming.intake.announce import Announcements
 from core.incoming.intake.limits import UserLinkLimits
 from core.incoming.intake.links import LinkIntake
 from core.incoming.intake.retries import EnqueueRetries
+from core.incoming.known_videos import KnownVideos
 from core.status import StatusQuery
 from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.monitoring.health import Liveness
@@ -50,6 +51,7 @@ class Container(Jobs):
     engine = Jobs.engine
 
     # The handler side: what the handlers use.
+    known_videos = providers.Singleton(KnownVideos, info=info, blobs=blobs)
     announcements = providers.Singleton(
         Announcements, log_views, store, clock=clock, worker_slots=settings.provided.job_concurrency
     )
@@ -80,12 +82,13 @@ class Container(Jobs):
             daily=settings.provided.user_daily_links,
             exempt=settings.provided.admin_user_ids,
         ),
+        known=known_videos,
         max_queued_per_user=settings.provided.max_queued_per_user,
         allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
     inline_requests = providers.Selector(
         settings.provided.inline_mode,
-        on=providers.Singleton(InlineRequests, info=info, blobs=blobs, jobs=engine, keys=keys, clock=clock),
+        on=providers.Singleton(InlineRequests, known=known_videos, jobs=engine, keys=keys, clock=clock),
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)

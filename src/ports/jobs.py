@@ -24,6 +24,9 @@ class NewJob:
     requester: int | None = None
     """Whose turn this work takes in the fair order: the chat a link came from (in a private chat,
     that is the user). None: nobody's (periodic and maintenance work), it keeps its own place."""
+    quick: bool = False
+    """Cheap work that must never wait behind slow work: a link whose video the chat service
+    has already (it is only sent again). See ports.queue's quick lane."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,10 @@ maintenance work) takes the current turn: it keeps its own place, like a newcome
 the lowest (turn, id) first. So a newcomer's first row runs after the rows of the current round
 and before anyone's next; a heavy requester's rows are spread one per round. A row keeps its turn
 for life: a retry due again, or a suspect, goes back to its old place, ahead of younger turns.
+A quick row (`NewJob.quick`: it only sends again what the chat service has) takes turn -1,
+before the whole fair order (every other turn is 0 or more), first-in, first-out among quick
+rows; `claim(quick_only=True)` takes only quick rows, never a suspect, so a worker kept for them
+(the quick lane) answers a cache hit at once however many downloads are queued or running.
 Every step is an index lookup (the requester's highest turn, the held rows, the lowest free turn),
 never a scan of the queue. Two enqueues racing on a store that many processes share may give two
 rows of one requester the same turn; id order still keeps them first-in, first-out.
@@ -62,9 +66,15 @@ class JobQueue(Protocol):
         ...
 
     async def claim(
-        self, worker_id: str, now: float, lease_seconds: float, paused_keys: Collection[str] = ()
+        self,
+        worker_id: str,
+        now: float,
+        lease_seconds: float,
+        paused_keys: Collection[str] = (),
+        quick_only: bool = False,
     ) -> Job | None:
-        """Take back dead holders' rows, then claim the first claimable row in the fair order."""
+        """Take back dead holders' rows, then claim the first claimable row in the fair order;
+        `quick_only`: the first quick row, if any (see the contract's quick lane)."""
         ...
 
     async def claim_exhausted(self, worker_id: str, now: float, lease_seconds: float) -> list[Job]:

@@ -83,3 +83,28 @@ async def test_the_place_told_counts_the_free_due_rows_the_claims_take_first(sto
     assert await store.ahead_of(a[4], NOW) == 4
     assert await store.ahead_of(a[0], NOW) == 0  # held
     assert await store.ahead_of(10_000, NOW) == 0  # gone
+
+
+async def enqueued_quick(store: Store, requester: int) -> int:
+    return await enqueued(store, new_job(payload={"quick": requester}, requester=requester, quick=True))
+
+
+async def test_a_quick_row_goes_before_the_whole_fair_order_fifo_among_quick_rows(store: Store) -> None:
+    a = await enqueued_for(store, A, 3)
+    first_quick = await enqueued_quick(store, B)
+    second_quick = await enqueued_quick(store, A)
+
+    assert await claim_order(store, 5) == [first_quick, second_quick, a[0], a[1], a[2]]
+
+
+async def test_the_quick_lane_claims_only_quick_rows(store: Store) -> None:
+    await enqueued_for(store, A, 2)
+    assert await store.claim(ME, NOW, LEASE, quick_only=True) is None
+
+    quick = await enqueued_quick(store, B)
+
+    assert (await claimed(store, quick_only=True)).id == quick
+    assert await store.claim(ME, NOW, LEASE, quick_only=True) is None
+    # A row enqueued while only a quick one runs is an ordinary row, not a quick one.
+    await enqueued_for(store, C)
+    assert await store.claim(ME, NOW, LEASE, quick_only=True) is None

@@ -4,18 +4,21 @@ round-robin across requesters (ports.queue's fair order)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
 
 from testkit.telegram import Chat
-from testkit.video_site import Trickle
+from testkit.video_site import Body, Trickle
 from tests.e2e.conftest import WAIT_SECONDS, Stack, _stack, new_user
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"), pytest.mark.slow]
 
 SLOW_SECONDS = 3.0
+CACHE_HIT_BOUND_SECONDS = 1.0
+"""A behaviour bound, not a benchmark: a cache hit is never answered after a download."""
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -61,3 +64,23 @@ async def test_a_light_users_link_arrives_before_the_heavy_users_fourth(three_wo
     assert light_video.at < heavy_videos[3].at
     await stack.until_no_jobs()
     assert len(stack.api.videos(heavy.id)) == 12
+
+
+async def test_a_cache_hit_behind_ten_queued_downloads_is_answered_at_once(three_workers: Stack) -> None:
+    stack = three_workers
+    first, heavy, second = new_user(), new_user(), new_user()
+    stack.site.set_route("/fair/known.mp4", Body(stack.site.clip("short").read_bytes(), "video/mp4"))
+    known = stack.site.url("/fair/known.mp4")
+    await stack.video_reply(first.id, stack.api.send_text(Chat.private(first), first, known))
+    stack.api.send_text(Chat.private(heavy), heavy, "\n".join(slow_links(stack, "behind", 10)))
+    await until_jobs(stack, 10)  # three run, seven wait
+
+    posted_at = time.monotonic()
+    message_id = stack.api.send_text(Chat.private(second), second, known)
+
+    video = await stack.video_reply(second.id, message_id)
+    [call] = [c for c in stack.api.calls_of("sendVideo") if c.chat_id == second.id]
+    assert video.source == "file_id"
+    assert call.at - posted_at < CACHE_HIT_BOUND_SECONDS
+    assert len(stack.api.videos(heavy.id)) < 10  # the downloads were still going
+    await stack.until_no_jobs()

@@ -39,13 +39,14 @@ class RefusingJobs:
         key: str = "",
         owner_id: int | None = None,
         requester: int | None = None,
+        quick: bool = False,
         guard: Guard | None = None,
     ) -> int | None:
         self.tries += 1
         if self._refusing():
             raise StoreError("SQLite: database is locked")
         return await self._engine.submit(
-            name, payload, key=key, owner_id=owner_id, requester=requester, guard=guard
+            name, payload, key=key, owner_id=owner_id, requester=requester, quick=quick, guard=guard
         )
 
 
@@ -93,6 +94,7 @@ def intake_over(world: World, jobs: RefusingJobs, choices: ChatSettingsStore | N
         retries=retries,
         announcements=announcements,
         limits=UserLinkLimits(quota=world.store, clock=world.clock, hourly=0, daily=0, exempt=()),
+        known=world.container.known_videos(),
         max_queued_per_user=10,
     )
 

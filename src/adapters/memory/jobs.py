@@ -28,13 +28,23 @@ class MemoryJobQueue(MemoryTablesUser, JobQueue):
         return tables.insert_job(job, now)
 
     async def claim(
-        self, worker_id: str, now: float, lease_seconds: float, paused_keys: Collection[str] = ()
+        self,
+        worker_id: str,
+        now: float,
+        lease_seconds: float,
+        paused_keys: Collection[str] = (),
+        quick_only: bool = False,
     ) -> Job | None:
         self._take_back(worker_id, dead_before=now)
         held = [j for j in self._tables.jobs.values() if j.claimed_by == worker_id]
         if any(j.suspect for j in held):
             return None
-        claimable = (j for j in self._tables.jobs.values() if _claimable(j, now, paused_keys))
+        claimable = (
+            j
+            for j in self._tables.jobs.values()
+            if _claimable(j, now, () if quick_only else paused_keys)
+            and (not quick_only or (j.turn < 0 and not j.suspect))
+        )
         first = min(claimable, key=fair_order, default=None)
         if first is None or (first.suspect and held):
             return None

@@ -23,6 +23,10 @@ class CachedInfo:
     created_at: float
 
 
+QUICK_TURN = -1
+"""A quick row's place: before the whole fair order (ports.queue)."""
+
+
 @dataclass
 class MemoryTables:
     jobs: dict[int, Job] = field(default_factory=dict)
@@ -52,7 +56,7 @@ class MemoryTables:
             key=job.key,
             owner_id=job.owner_id,
             requester=job.requester,
-            turn=self.next_turn(job.requester),
+            turn=QUICK_TURN if job.quick else self.next_turn(job.requester),
         )
         return job_id
 
@@ -61,7 +65,7 @@ class MemoryTables:
         never before the current turn."""
         held = [j.turn for j in self.jobs.values() if j.claimed_by is not None]
         free = [j.turn for j in self.jobs.values() if j.claimed_by is None]
-        current = max(held) if held else min(free, default=0)
+        current = max(max(held) if held else min(free, default=0), 0)
         own = [j.turn for j in self.jobs.values() if requester is not None and j.requester == requester]
         return max(max(own) + 1, current) if own else current
 

@@ -16,18 +16,20 @@ FAIR_ORDER: Final = (
     "CREATE INDEX jobs_fair ON jobs (turn, id) WHERE claimed_by IS NULL",
     "CREATE INDEX jobs_requester ON jobs (requester, turn) WHERE requester IS NOT NULL",
     # After the requester's queued rows, never before the current turn: the highest held turn
-    # (what runs now; held rows are one per running job), else the lowest free one. Index lookups
-    # only. Two enqueues racing may share a turn: id order keeps them first-in, first-out.
+    # (what runs now; held rows are one per running job), else the lowest free one; -1 for a quick
+    # row, before them all. Index lookups only. Two enqueues racing may share a turn: id order
+    # keeps them first-in, first-out.
     """
-    CREATE FUNCTION vidrelay_next_turn(who bigint) RETURNS bigint LANGUAGE sql STABLE AS $$
-        SELECT greatest(
+    CREATE FUNCTION vidrelay_turn(who bigint, quick boolean) RETURNS bigint LANGUAGE sql STABLE AS $$
+        SELECT CASE WHEN quick THEN -1 ELSE greatest(
+            0,
             coalesce((SELECT max(turn) + 1 FROM jobs WHERE requester = who), 0),
             coalesce(
                 (SELECT max(turn) FROM jobs WHERE claimed_by IS NOT NULL),
                 (SELECT min(turn) FROM jobs WHERE claimed_by IS NULL),
                 0
             )
-        )
+        ) END
     $$
     """,
     """

@@ -26,23 +26,36 @@ SINGLETON_LOCKS: Final = 0x7669_6472
 
 _NEW_JOB = """
     INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, vidrelay_next_turn($8)) RETURNING id
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, vidrelay_turn($8, $9)) RETURNING id
 """
 _NEW_JOB_IF_UNHANDLED = """
     WITH mark AS (
-        INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES ($9, $10, $11, $7)
+        INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES ($10, $11, $12, $7)
         ON CONFLICT DO NOTHING RETURNING 1
     )
     INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8, vidrelay_next_turn($8) WHERE EXISTS (SELECT 1 FROM mark)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, vidrelay_turn($8, $9) WHERE EXISTS (SELECT 1 FROM mark)
     RETURNING id
 """
 _NEW_JOB_IF_NONE_NAMED = """
     INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8, vidrelay_next_turn($8)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, vidrelay_turn($8, $9)
     WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE name = $1)
     RETURNING id
 """
+# The quick lane (ports.queue): one statement of its own beside the batched claims, since a cache
+# hit must not wait for a batch; suspects and a worker that holds one are left to those claims.
+_CLAIM_QUICK = f"""
+    UPDATE jobs SET attempts = attempts + 1, claimed_by = $1, lease_until = $2, token = token + 1
+    WHERE id = (
+        SELECT id FROM jobs
+        WHERE claimed_by IS NULL AND turn < 0 AND available_at <= $3 AND NOT suspect
+            AND NOT EXISTS (SELECT 1 FROM jobs WHERE claimed_by = $1 AND suspect)
+        ORDER BY turn, id LIMIT 1
+        FOR UPDATE SKIP LOCKED
+    )
+    RETURNING {JOB_COLUMNS}
+"""  # noqa: S608 - a constant column list
 _TAKE_EXHAUSTED = f"""
     UPDATE jobs SET attempts = attempts + 1, claimed_by = $1, lease_until = $2, token = token + 1
     WHERE claimed_by IS NULL AND attempts >= max_attempts
@@ -118,8 +131,16 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
         return None if job_id is None else int(job_id)
 
     async def claim(
-        self, worker_id: str, now: float, lease_seconds: float, paused_keys: Collection[str] = ()
+        self,
+        worker_id: str,
+        now: float,
+        lease_seconds: float,
+        paused_keys: Collection[str] = (),
+        quick_only: bool = False,
     ) -> Job | None:
+        if quick_only:
+            row = await self._db.fetchrow(_CLAIM_QUICK, worker_id, now + lease_seconds, now)
+            return None if row is None else job_from_row(tuple(row))
         return await self._claims.claim(worker_id, now, lease_seconds, sorted(paused_keys))
 
     async def claim_exhausted(self, worker_id: str, now: float, lease_seconds: float) -> list[Job]:
@@ -178,4 +199,4 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
 def insert_values(job: NewJob, payload: str, now: float) -> tuple[object, ...]:
     """The parameters of _NEW_JOB and its guarded forms; available_at 0 means "now"."""
     values = (job.name, payload, job.max_attempts, job.available_at or now, job.key, job.owner_id, now)
-    return (*values, job.requester)
+    return (*values, job.requester, job.quick)

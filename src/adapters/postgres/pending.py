@@ -28,7 +28,7 @@ _ADOPT = """
     INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
     SELECT job_name, job_payload, job_max_attempts,
         CASE WHEN job_available_at = 0 THEN $2 ELSE job_available_at END, job_key, job_owner_id, $2,
-        chat_id, vidrelay_next_turn(chat_id)
+        chat_id, vidrelay_turn(chat_id, false)
     FROM taken
     RETURNING id
 """

@@ -38,7 +38,7 @@ _RETRY_FAILED = """
         RETURNING id, name, payload, max_attempts, key, owner_id
     )
     INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, turn)
-    SELECT name, payload, max_attempts, $2, key, owner_id, $2, vidrelay_next_turn(NULL)
+    SELECT name, payload, max_attempts, $2, key, owner_id, $2, vidrelay_turn(NULL, false)
     FROM moved ORDER BY moved.id
     RETURNING id
 """

@@ -21,17 +21,19 @@ FOREVER = float("inf")
 _INSERT_JOB = """
     INSERT INTO jobs (name, payload, attempts, max_attempts, available_at, key, owner_id, created_at,
         requester, turn)
-    VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8, max(
+    VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN ?9 THEN -1 ELSE max(
+        0,
         coalesce((SELECT max(turn) + 1 FROM jobs WHERE requester = ?8), 0),
         coalesce(
             (SELECT max(turn) FROM jobs WHERE claimed_by IS NOT NULL),
             (SELECT min(turn) FROM jobs WHERE claimed_by IS NULL),
             0
         )
-    ))
+    ) END)
 """
 """The row's turn (ports.queue's fair order), each part an index lookup: the requester's highest
-queued turn (jobs_requester), the held rows (few: one per running job), the lowest free turn."""
+queued turn (jobs_requester), the held rows (few: one per running job), the lowest free turn;
+-1 for a quick row."""
 _SAME_NAME_EXISTS = "SELECT 1 FROM jobs WHERE name = ? LIMIT 1"
 _MARK_HANDLED = """
     INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES (?, ?, ?, ?)
@@ -68,6 +70,13 @@ _FIRST_FREE = """
 _FIRST_FREE_UNPAUSED = """
     SELECT id, suspect FROM jobs INDEXED BY jobs_fair
     WHERE claimed_by IS NULL AND available_at <= ? AND key NOT IN (SELECT value FROM json_each(?))
+    ORDER BY turn, id LIMIT 1
+"""
+# A cache hit touches no site: the quick lane ignores the paused keys, and leaves suspects to the
+# claims that know to run them alone.
+_FIRST_QUICK = """
+    SELECT id, suspect FROM jobs INDEXED BY jobs_fair
+    WHERE claimed_by IS NULL AND turn < 0 AND available_at <= ? AND NOT suspect
     ORDER BY turn, id LIMIT 1
 """
 _TAKE = f"""
@@ -144,10 +153,17 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
         return await self._write(work)
 
     async def claim(
-        self, worker_id: str, now: float, lease_seconds: float, paused_keys: Collection[str] = ()
+        self,
+        worker_id: str,
+        now: float,
+        lease_seconds: float,
+        paused_keys: Collection[str] = (),
+        quick_only: bool = False,
     ) -> Job | None:
         first: tuple[str, tuple[object, ...]] = (_FIRST_FREE, (now,))
-        if paused_keys:
+        if quick_only:
+            first = (_FIRST_QUICK, (now,))
+        elif paused_keys:
             first = (_FIRST_FREE_UNPAUSED, (now, dump_json(sorted(paused_keys))))
 
         def work(c: sqlite3.Connection) -> Job | None:
@@ -239,7 +255,17 @@ def _take_back(c: sqlite3.Connection, worker_id: str, dead_before: float) -> int
 def insert_job(c: sqlite3.Connection, job: NewJob, payload: str, now: float) -> int:
     """Insert `job` with its payload already encoded; available_at 0 means "now"."""
     available_at = job.available_at or now
-    values = (job.name, payload, job.max_attempts, available_at, job.key, job.owner_id, now, job.requester)
+    values = (
+        job.name,
+        payload,
+        job.max_attempts,
+        available_at,
+        job.key,
+        job.owner_id,
+        now,
+        job.requester,
+        job.quick,
+    )
     job_id = c.execute(_INSERT_JOB, values).lastrowid
     if job_id is None:  # pragma: no cover - an INSERT into a rowid table always has one
         raise sqlite3.InternalError("INSERT INTO jobs returned no rowid")

@@ -36,12 +36,14 @@ class Claims:
         self._in_flight = in_flight
         self._health = health
 
-    async def claim(self) -> Job | None:
+    async def claim(self, *, quick_only: bool = False) -> Job | None:
+        """The next job; `quick_only`: the next quick one (the quick lane, see ports.queue)."""
         now = self._clock.now()
         # A claim cancelled mid-way (a stop past its grace) may have committed unseen: its row
         # is let go by a later heartbeat (or boot), like any claim whose answer was lost.
         paused = self._breakers.paused_keys(now)
-        job = await self._health.write(self._queue.claim(self._worker_id, now, self._lease_seconds, paused))
+        claiming = self._queue.claim(self._worker_id, now, self._lease_seconds, paused, quick_only=quick_only)
+        job = await self._health.write(claiming)
         if job is not None:
             self._in_flight.hold(job, now)
         return job

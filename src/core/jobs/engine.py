@@ -150,6 +150,7 @@ class Engine(JobSubmitter):
         self._workers = [
             Worker(
                 n,
+                quick_only=quick,
                 claims=claims,
                 attempts=attempts,
                 settler=settler,
@@ -160,7 +161,7 @@ class Engine(JobSubmitter):
                 max_idle_seconds=config.max_idle_seconds,
                 new_backoff=new_backoff,
             )
-            for n in range(config.concurrency)
+            for n, quick in enumerate([False] * config.concurrency + [True] * config.quick_lane)
         ]
         self._heartbeat = Heartbeat(
             queue=queue,
@@ -220,9 +221,12 @@ class Engine(JobSubmitter):
         key: str = "",
         owner_id: int | None = None,
         requester: int | None = None,
+        quick: bool = False,
         guard: Guard | None = None,
     ) -> int | None:
-        job = self._producer.new_job(name, payload, key=key, owner_id=owner_id, requester=requester)
+        job = self._producer.new_job(
+            name, payload, key=key, owner_id=owner_id, requester=requester, quick=quick
+        )
         return await self._producer.enqueue(job, guard)
 
     def new_job(
@@ -233,8 +237,11 @@ class Engine(JobSubmitter):
         key: str = "",
         owner_id: int | None = None,
         requester: int | None = None,
+        quick: bool = False,
     ) -> NewJob:
-        return self._producer.new_job(name, payload, key=key, owner_id=owner_id, requester=requester)
+        return self._producer.new_job(
+            name, payload, key=key, owner_id=owner_id, requester=requester, quick=quick
+        )
 
     def wake(self) -> None:
         """An enqueue (or a closed breaker) may have made work claimable: wake idle workers."""
@@ -265,8 +272,10 @@ class Engine(JobSubmitter):
             self._notices.on_cancel(self.cancel_asked)
         keep = self._supervisor.keep_running
         self._running = _Tasks(
+            # The quick lane's worker is kept alive like the others but is not one of the
+            # `concurrency` workers /healthz counts.
             workers=[
-                keep(f"vidrelay-worker-{n}", worker.run, worker=True)
+                keep(f"vidrelay-worker-{n}", worker.run, worker=n < self._config.concurrency)
                 for n, worker in enumerate(self._workers)
             ],
             heartbeat=keep("vidrelay-heartbeat", self._heartbeat.run),

@@ -52,9 +52,10 @@ class Producer(JobSubmitter):
         key: str = "",
         owner_id: int | None = None,
         requester: int | None = None,
+        quick: bool = False,
         guard: Guard | None = None,
     ) -> int | None:
-        job = self.new_job(name, payload, key=key, owner_id=owner_id, requester=requester)
+        job = self.new_job(name, payload, key=key, owner_id=owner_id, requester=requester, quick=quick)
         return await self.enqueue(job, guard)
 
     def new_job(
@@ -65,12 +66,13 @@ class Producer(JobSubmitter):
         key: str = "",
         owner_id: int | None = None,
         requester: int | None = None,
+        quick: bool = False,
     ) -> NewJob:
         job_type = self._registry.get(name)
         if job_type is None:
             raise KeyError(f"no job type is registered as {name!r}")
         attempts = job_type.max_attempts or self._max_attempts
-        return NewJob(name, payload, attempts, key=key, owner_id=owner_id, requester=requester)
+        return NewJob(name, payload, attempts, key=key, owner_id=owner_id, requester=requester, quick=quick)
 
     async def tick(self, job_type: JobType) -> None:
         """Enqueue `job_type` now and then every interval; never a second while one waits or runs."""

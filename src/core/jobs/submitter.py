@@ -22,8 +22,10 @@ class JobSubmitter(Protocol):
         key: str = "",
         owner_id: int | None = None,
         requester: int | None = None,
+        quick: bool = False,
         guard: Guard | None = None,
     ) -> int | None:
         """Enqueue a registered job type with its own attempt budget; None if the guard refused.
-        `requester`: whose turn it takes in the fair order (ports.queue)."""
+        `requester`: whose turn it takes in the fair order; `quick`: cheap work for the quick
+        lane (both ports.queue)."""
         ...

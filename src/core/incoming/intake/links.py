@@ -20,6 +20,7 @@ from core.incoming.intake.announce import Announcements
 from core.incoming.intake.limits import UserLinkLimits
 from core.incoming.intake.message import IncomingMessage, IntakeReport
 from core.incoming.intake.retries import EnqueueRetries, enqueue_download
+from core.incoming.known_videos import KnownVideos
 from core.jobs.submitter import JobSubmitter
 from core.requests.download import PRIVATE, DownloadRequest
 from core.url_guard import UrlGuard
@@ -46,6 +47,7 @@ class LinkIntake:
         retries: EnqueueRetries,
         announcements: Announcements,
         limits: UserLinkLimits,
+        known: KnownVideos,
         max_queued_per_user: int,
         allowed_chat_ids: Collection[int] = (),
     ) -> None:
@@ -58,6 +60,7 @@ class LinkIntake:
         self._choices = choices
         self._retries = retries
         self._limits = limits
+        self._known = known
         self._cap = max_queued_per_user
         self._allowed = frozenset(allowed_chat_ids)
 
@@ -95,7 +98,7 @@ class LinkIntake:
             request = _with_choices(_request(message, url), chosen or ChatSettings(), message.audio)
             if store_ok and chosen is not None:
                 try:
-                    job_id = await enqueue_download(self._jobs, request)
+                    job_id = await enqueue_download(self._jobs, request, quick=await self._cache_hit(request))
                 except StoreError as error:
                     log.warning("the store refused a link, trying again in the background: %s", error)
                     store_ok = False
@@ -115,6 +118,18 @@ class LinkIntake:
             self._retries.keep_trying(request, choose)
             report.deferred.append(url)
         return report
+
+    async def _cache_hit(self, request: DownloadRequest) -> bool:
+        """Telegram has this link's one video (or sound) as the chat would get it: the job only
+        sends it again, so it takes the quick lane instead of waiting behind downloads. A chat
+        that chose a quality may get another format than the one cached: not taken for a hit."""
+        if request.verbose or request.max_height is not None:
+            return False
+        try:
+            known = await self._known.known(request.url, sound=request.audio)
+        except StoreError:
+            return False
+        return known is not None and known.alone
 
     async def _queued(self, user_id: int) -> int | None:
         """Jobs this user has queued; None when the store cannot say now (the cap is not applied

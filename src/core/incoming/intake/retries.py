@@ -34,14 +34,18 @@ Announce = Callable[[DownloadRequest, int], Awaitable[None]]
 """The link is a job now: its chat hears so (announce.py)."""
 
 
-async def enqueue_download(jobs: JobSubmitter, request: DownloadRequest) -> int | None:
-    """The job for one link; None when this message's link already became one (guarded)."""
+async def enqueue_download(
+    jobs: JobSubmitter, request: DownloadRequest, *, quick: bool = False
+) -> int | None:
+    """The job for one link; None when this message's link already became one (guarded).
+    `quick`: a cache hit, for the quick lane (ports.queue)."""
     job_id: int | None = await jobs.submit(
         DOWNLOAD_VIDEO,
         request.to_payload(),
         key=site_key(request.url),
         owner_id=request.user_id,
         requester=request.chat_id,
+        quick=quick,
         guard=HandledUrlGuard(request.chat_id, request.message_id, request.url),
     )
     return job_id

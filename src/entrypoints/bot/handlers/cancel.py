@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiogram import Router
 from aiogram.enums import ChatType
-from aiogram.filters import Command, CommandObject
+from aiogram.filters import Command
 from aiogram.types import Message
 
 from core import texts
@@ -18,7 +18,7 @@ def setup() -> Router:
     return router
 
 
-async def on_cancel(message: Message, command: CommandObject, cancellations: Cancellations) -> None:
+async def on_cancel(message: Message, cancellations: Cancellations) -> None:
     asker = Asker(
         chat_id=message.chat.id,
         chat_type=str(message.chat.type),
@@ -29,11 +29,16 @@ async def on_cancel(message: Message, command: CommandObject, cancellations: Can
     ask = CancelAsk(
         asker,
         replied_to=replied.message_id if replied is not None else None,
-        everything=(command.args or "").strip().lower() == "all",
+        everything=_words(message.text)[1:] == ["all"],
     )
     answer = _answer(await cancellations.cancel(ask), ask, private=message.chat.type == ChatType.PRIVATE)
     if answer:
         await message.reply(answer)
+
+
+def _words(text: str | None) -> list[str]:
+    """ "/cancel all" and "/cancel@bot all" alike: the command, then its arguments."""
+    return (text or "").lower().split()
 
 
 def _answer(report: CancelReport, ask: CancelAsk, *, private: bool) -> str | None:
