@@ -132,6 +132,11 @@ class Settings(BaseSettings):
         description="a link the store refuses for now (locked, busy, disk full) is tried again for this "
         "long before the user is asked to send it again",
     )
+    queue_order: Literal["fair", "fifo"] = Field(
+        "fair",
+        description="`fair`: workers take the next link round-robin across users (a group counts as one); "
+        "`fifo`: strictly in the order links came (what `bench/fairness.py` compares with)",
+    )
     max_blob_bytes: int = Field(
         0,
         ge=0,
@@ -189,6 +194,10 @@ class Settings(BaseSettings):
         if self.store == "postgres" and self.database_url is None:
             raise ValueError("VIDRELAY_DATABASE_URL is required with VIDRELAY_STORE=postgres")
         return self
+
+    @property
+    def fair_queue(self) -> bool:
+        return self.queue_order == "fair"
 
     @property
     def heartbeat_seconds(self) -> float:

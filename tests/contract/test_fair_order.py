@@ -108,3 +108,11 @@ async def test_the_quick_lane_claims_only_quick_rows(store: Store) -> None:
     # A row enqueued while only a quick one runs is an ordinary row, not a quick one.
     await enqueued_for(store, C)
     assert await store.claim(ME, NOW, LEASE, quick_only=True) is None
+
+
+async def test_with_the_fair_order_off_claims_are_first_in_first_out(fifo_store: Store) -> None:
+    a = await enqueued_for(fifo_store, A, 3)
+    [b] = await enqueued_for(fifo_store, B)
+
+    assert await claim_order(fifo_store, 4) == [*a, b]
+    assert [job.id for job in await fifo_store.jobs_of(B)] == [b]  # still whose it is (/cancel)

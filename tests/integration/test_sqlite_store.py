@@ -119,7 +119,7 @@ async def test_the_claim_walks_the_fair_order_index_without_sorting(store: Sqlit
 async def test_a_new_rows_turn_is_index_lookups_only(store: SqliteStore, path: Path) -> None:
     from adapters.sqlite.jobs import _INSERT_JOB
 
-    plan = plan_of(path, _INSERT_JOB, ("n", "{}", 3, 0.0, "", None, 0.0, 7, False))
+    plan = plan_of(path, _INSERT_JOB, ("n", "{}", 3, 0.0, "", None, 0.0, 7, False, 7))
 
     assert "jobs_requester" in plan
     assert "jobs_claimed_by" in plan

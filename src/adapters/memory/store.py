@@ -29,8 +29,9 @@ class MemoryStore(
     MemoryChatSettings,
     Store,
 ):
-    def __init__(self) -> None:
-        self._tables = MemoryTables()
+    def __init__(self, *, fair: bool = True) -> None:
+        """`fair` False: claims go first-in, first-out instead of in the fair order (ports.queue)."""
+        self._tables = MemoryTables(fair=fair)
 
     async def close(self) -> None:
         return None

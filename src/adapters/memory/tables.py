@@ -39,6 +39,7 @@ class MemoryTables:
     chat_settings: dict[int, ChatSettings] = field(default_factory=dict)
     user_links: dict[int, list[float]] = field(default_factory=dict)
     cancel_asked: set[int] = field(default_factory=set)
+    fair: bool = True
     next_job_id: int = 1
     next_failed_id: int = 1
 
@@ -56,7 +57,7 @@ class MemoryTables:
             key=job.key,
             owner_id=job.owner_id,
             requester=job.requester,
-            turn=QUICK_TURN if job.quick else self.next_turn(job.requester),
+            turn=QUICK_TURN if job.quick else self.next_turn(job.requester if self.fair else None),
         )
         return job_id
 

@@ -26,20 +26,20 @@ SINGLETON_LOCKS: Final = 0x7669_6472
 
 _NEW_JOB = """
     INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, vidrelay_turn($8, $9)) RETURNING id
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, vidrelay_turn($10, $9)) RETURNING id
 """
 _NEW_JOB_IF_UNHANDLED = """
     WITH mark AS (
-        INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES ($10, $11, $12, $7)
+        INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES ($11, $12, $13, $7)
         ON CONFLICT DO NOTHING RETURNING 1
     )
     INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8, vidrelay_turn($8, $9) WHERE EXISTS (SELECT 1 FROM mark)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, vidrelay_turn($10, $9) WHERE EXISTS (SELECT 1 FROM mark)
     RETURNING id
 """
 _NEW_JOB_IF_NONE_NAMED = """
     INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8, vidrelay_turn($8, $9)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, vidrelay_turn($10, $9)
     WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE name = $1)
     RETURNING id
 """
@@ -114,7 +114,7 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
     _notifier: WorkNotifier
 
     async def enqueue(self, job: NewJob, now: float, guard: Guard | None = None) -> int | None:
-        values = insert_values(job, dump_json(job.payload), now)
+        values = insert_values(job, dump_json(job.payload), now, fair=self._fair)
         match guard:
             case HandledUrlGuard(chat_id=chat, message_id=message, url=url):
                 job_id = await self._db.fetchval(_NEW_JOB_IF_UNHANDLED, *values, chat, message, url)
@@ -196,7 +196,9 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
         return wakeup
 
 
-def insert_values(job: NewJob, payload: str, now: float) -> tuple[object, ...]:
-    """The parameters of _NEW_JOB and its guarded forms; available_at 0 means "now"."""
+def insert_values(job: NewJob, payload: str, now: float, *, fair: bool) -> tuple[object, ...]:
+    """The parameters of _NEW_JOB and its guarded forms; available_at 0 means "now". The tenth
+    is the requester whose turns count: none when the order is first-in, first-out (every row
+    then takes the current turn, 0)."""
     values = (job.name, payload, job.max_attempts, job.available_at or now, job.key, job.owner_id, now)
-    return (*values, job.requester, job.quick)
+    return (*values, job.requester, job.quick, job.requester if fair else None)

@@ -52,8 +52,11 @@ class PostgresStore(
     WorkNotices,
     Store,
 ):
-    def __init__(self, db: Database, claims_db: Database, node: str, listener: WorkListener) -> None:
+    def __init__(
+        self, db: Database, claims_db: Database, node: str, listener: WorkListener, *, fair: bool = True
+    ) -> None:
         """Use `PostgresStore.open`."""
+        self._fair = fair
         self._db = db
         self._claims_db = claims_db
         self._node = node
@@ -71,8 +74,10 @@ class PostgresStore(
         pool_size: int = DEFAULT_POOL_SIZE,
         clock: Clock,
         migrations: Sequence[Migration] = MIGRATIONS,
+        fair: bool = True,
     ) -> PostgresStore:
-        """Connect, migrate (once, whoever starts first), open the pool.
+        """Connect, migrate (once, whoever starts first), open the pool. `fair` False: claims go
+        first-in, first-out instead of in the fair order (see ports.queue; a comparison).
 
         `node` names this process's blob folder (its bytes are its own, see blobs.py). StoreError
         (its message masks the password) when the database cannot be used; StoreRefused when it
@@ -97,6 +102,7 @@ class PostgresStore(
             Database(claims_pool),
             node,
             WorkListener(dsn, clock, secrets.token_hex(8)),
+            fair=fair,
         )
 
     def on_work(self, wake: Callable[[], None]) -> None:

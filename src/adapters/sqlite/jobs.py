@@ -23,7 +23,7 @@ _INSERT_JOB = """
         requester, turn)
     VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN ?9 THEN -1 ELSE max(
         0,
-        coalesce((SELECT max(turn) + 1 FROM jobs WHERE requester = ?8), 0),
+        coalesce((SELECT max(turn) + 1 FROM jobs WHERE requester = ?10), 0),
         coalesce(
             (SELECT max(turn) FROM jobs WHERE claimed_by IS NOT NULL),
             (SELECT min(turn) FROM jobs WHERE claimed_by IS NULL),
@@ -33,7 +33,8 @@ _INSERT_JOB = """
 """
 """The row's turn (ports.queue's fair order), each part an index lookup: the requester's highest
 queued turn (jobs_requester), the held rows (few: one per running job), the lowest free turn;
--1 for a quick row."""
+-1 for a quick row. ?10 is the requester whose turns count: none in first-in, first-out order,
+where every row then takes the current turn, 0."""
 _SAME_NAME_EXISTS = "SELECT 1 FROM jobs WHERE name = ? LIMIT 1"
 _MARK_HANDLED = """
     INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES (?, ?, ?, ?)
@@ -148,7 +149,7 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
                 case SingletonGuard():
                     if c.execute(_SAME_NAME_EXISTS, (job.name,)).fetchone():
                         return None
-            return insert_job(c, job, payload, now)
+            return insert_job(c, job, payload, now, fair=self._fair)
 
         return await self._write(work)
 
@@ -252,21 +253,13 @@ def _take_back(c: sqlite3.Connection, worker_id: str, dead_before: float) -> int
     return len(c.execute(_TAKE_BACK, {"me": worker_id, "dead_before": dead_before}).fetchall())
 
 
-def insert_job(c: sqlite3.Connection, job: NewJob, payload: str, now: float) -> int:
-    """Insert `job` with its payload already encoded; available_at 0 means "now"."""
+def insert_job(c: sqlite3.Connection, job: NewJob, payload: str, now: float, *, fair: bool) -> int:
+    """Insert `job` with its payload already encoded; available_at 0 means "now". `fair` False:
+    first-in, first-out instead of the fair order."""
     available_at = job.available_at or now
-    values = (
-        job.name,
-        payload,
-        job.max_attempts,
-        available_at,
-        job.key,
-        job.owner_id,
-        now,
-        job.requester,
-        job.quick,
-    )
-    job_id = c.execute(_INSERT_JOB, values).lastrowid
+    values = (job.name, payload, job.max_attempts, available_at, job.key, job.owner_id, now)
+    turns = (job.requester, job.quick, job.requester if fair else None)
+    job_id = c.execute(_INSERT_JOB, (*values, *turns)).lastrowid
     if job_id is None:  # pragma: no cover - an INSERT into a rowid table always has one
         raise sqlite3.InternalError("INSERT INTO jobs returned no rowid")
     return job_id

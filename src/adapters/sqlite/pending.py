@@ -51,7 +51,7 @@ class SqlitePending(SqliteAccess, PendingStore):
                 return None
             name, payload, max_attempts, available_at, key, owner, chat = taken[0]
             job = NewJob(name, {}, max_attempts, available_at, key, owner, requester=chat)
-            return insert_job(c, job, payload, now)
+            return insert_job(c, job, payload, now, fair=self._fair)
 
         return await self._write(work)
 

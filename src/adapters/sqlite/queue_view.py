@@ -70,7 +70,7 @@ class SqliteQueueView(SqliteAccess, QueueView):
             for failed_id, name, payload, max_attempts, key, owner in c.execute(select, params).fetchall():
                 c.execute("DELETE FROM failed_jobs WHERE id = ?", (failed_id,))
                 job = NewJob(name, {}, max_attempts, now, key, owner)
-                new_ids.append(insert_job(c, job, payload, now))
+                new_ids.append(insert_job(c, job, payload, now, fair=self._fair))
             return new_ids
 
         return await self._write(work)

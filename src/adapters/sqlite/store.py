@@ -45,10 +45,11 @@ class SqliteStore(
     SqliteChatSettings,
     Store,
 ):
-    def __init__(self, connection: SqliteConnection, writer: GroupCommitWriter) -> None:
+    def __init__(self, connection: SqliteConnection, writer: GroupCommitWriter, *, fair: bool = True) -> None:
         """Use `SqliteStore.open`."""
         self._connection = connection
         self._writer = writer
+        self._fair = fair
         self._closed = False
 
     @classmethod
@@ -60,8 +61,10 @@ class SqliteStore(
         busy_timeout_seconds: float = 5.0,
         migrations: Sequence[Migration] = MIGRATIONS,
         connection_class: type[sqlite3.Connection] = sqlite3.Connection,
+        fair: bool = True,
     ) -> SqliteStore:
-        """Open (creating if needed) and migrate the file at `path`.
+        """Open (creating if needed) and migrate the file at `path`. `fair` False: claims go
+        first-in, first-out instead of in the fair order (see ports.queue; a comparison).
 
         StoreRefused when the file is not ours to touch (then it is left as it was); StoreError
         when it cannot be opened now."""
@@ -78,7 +81,7 @@ class SqliteStore(
             raise StoreError(f"cannot open the SQLite file {path}: {error}") from error
         writer = GroupCommitWriter(connection)
         writer.start()
-        return cls(connection, writer)
+        return cls(connection, writer, fair=fair)
 
     async def close(self) -> None:
         """Finish the operations already submitted, then close the file."""

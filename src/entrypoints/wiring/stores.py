@@ -26,26 +26,30 @@ from ports.clock import Clock
 from ports.store import Store
 
 
-async def _memory_store() -> AsyncIterator[Store]:
-    store = MemoryStore()
+async def _memory_store(fair: bool) -> AsyncIterator[Store]:
+    store = MemoryStore(fair=fair)
     yield store
     await store.close()
 
 
-async def _sqlite_store(path: Path, synchronous: str) -> AsyncIterator[Store]:
+async def _sqlite_store(path: Path, synchronous: str, fair: bool) -> AsyncIterator[Store]:
     path.parent.mkdir(parents=True, exist_ok=True)
-    store = await SqliteStore.open(path, synchronous=synchronous)
+    store = await SqliteStore.open(path, synchronous=synchronous, fair=fair)
     try:
         yield store
     finally:
         await store.close()
 
 
-async def _postgres_store(dsn: str, data_dir: Path, pool_size: int, clock: Clock) -> AsyncIterator[Store]:
+async def _postgres_store(
+    dsn: str, data_dir: Path, pool_size: int, clock: Clock, fair: bool
+) -> AsyncIterator[Store]:
     # asyncpg comes with the `postgres` extra: only a deployment that chose it needs it.
     from adapters.postgres import PostgresStore  # noqa: PLC0415
 
-    store = await PostgresStore.open(dsn, node=node_name(data_dir), pool_size=pool_size, clock=clock)
+    store = await PostgresStore.open(
+        dsn, node=node_name(data_dir), pool_size=pool_size, clock=clock, fair=fair
+    )
     try:
         yield store
     finally:
@@ -57,11 +61,12 @@ class Stores(containers.DeclarativeContainer):
     clock = providers.Singleton(SystemClock)
     store = providers.Selector(
         settings.provided.store,
-        memory=providers.Resource(_memory_store),
+        memory=providers.Resource(_memory_store, fair=settings.provided.fair_queue),
         sqlite=providers.Resource(
             _sqlite_store,
             path=settings.provided.sqlite_path,
             synchronous=settings.provided.sqlite_synchronous,
+            fair=settings.provided.fair_queue,
         ),
         postgres=providers.Resource(
             _postgres_store,
@@ -69,6 +74,7 @@ class Stores(containers.DeclarativeContainer):
             data_dir=settings.provided.data_dir,
             pool_size=settings.provided.database_pool_size,
             clock=clock,
+            fair=settings.provided.fair_queue,
         ),
     )
 
