@@ -82,6 +82,7 @@ CANCEL_HOW = (
 CANCEL_NOTHING = "Nothing to cancel: that link is done, or it is not waiting here."
 CANCEL_NOT_YOURS = "Only the person who sent the link, or an admin of this group, can cancel it."
 CANCEL_DONE = "🚫 Cancelled."
+BUTTON_CANCEL = "🚫 Cancel"
 CANCEL_ALL_DONE = "🚫 Cancelled {count} of your links."
 PROMPT_CONFIRMED = "👍 Downloading it."
 PROMPT_CANCELLED = "👎 Cancelled."

@@ -114,7 +114,7 @@ class Container(Jobs):
         default_ask_seconds=settings.provided.confirm_longer_than_seconds,
     )
     cancellations = providers.Singleton(
-        Cancellations, cancels=store, logs=log_views, running=engine, access=chat_access
+        Cancellations, cancels=store, logs=log_views, running=engine, access=chat_access, buttons=buttons
     )
     dispatcher = providers.Singleton(
         build_dispatcher,

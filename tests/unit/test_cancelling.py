@@ -11,6 +11,7 @@ import pytest
 
 from core.chat_settings.who_may_change import Asker
 from core.incoming.cancelling import CancelAsk, Cancellations, CancelOutcome
+from core.trust.buttons import Press
 from tests.support.clock import VirtualClock, settle
 from tests.support.downloader import video
 from tests.support.world import GROUP_CHAT, OTHER_USER, PRIVATE_CHAT, USER, World
@@ -131,3 +132,25 @@ async def test_a_cancel_that_names_nothing_says_so_or_says_how(world: World) -> 
 
     assert (await cancellations(world).cancel(ask(message_id))).outcome is CancelOutcome.NOTHING
     assert (await cancellations(world).cancel(ask(None))).outcome is CancelOutcome.HOW
+
+
+async def test_the_button_under_a_private_log_message_cancels_its_job_and_goes_with_it(world: World) -> None:
+    message_id = await world.post(serve_slow(world, 1))
+    await downloading(world, "v1")
+    await world.clock.advance(4)  # an edit of the log message since it exists
+    [log] = [m for m in world.messenger.chat(PRIVATE_CHAT) if m.reply_to == message_id]
+    assert log.keyboard is not None
+    [[button]] = log.keyboard
+    assert button.text == "🚫 Cancel"
+    assert button.callback_data is not None
+    elsewhere = Press(button.callback_data, PRIVATE_CHAT, log.message_id + 1, USER)
+    assert await cancellations(world).press(elsewhere) is CancelOutcome.NOT_YOURS  # signed for that message
+
+    pressed = Press(button.callback_data, PRIVATE_CHAT, log.message_id, USER)
+    assert await cancellations(world).press(pressed) is CancelOutcome.CANCELLED
+    await world.clock.advance(5)
+    await world.idle_now()
+
+    assert (log.text or "").endswith(CANCELLED)
+    assert log.keyboard is None  # the last edit took the button away
+    assert await cancellations(world).press(pressed) is CancelOutcome.NOTHING

@@ -1,5 +1,6 @@
 """/cancel: a user takes back their own link — a reply to the link or to the bot's message about
-it, or `/cancel all` for every link of theirs waiting in this chat.
+it, `/cancel all` for every link of theirs waiting in this chat, or the 🚫 button under a private
+chat's log message (core.log_message.cancel_button).
 
 A queued job is removed at once and its log message ends "🚫 Cancelled"; a running one is marked
 (ports.cancels) and the worker holding it stops it (its heartbeat reads the mark: at once in this
@@ -18,9 +19,11 @@ from typing import Protocol
 from core import texts
 from core.chat_settings.who_may_change import Asker, RememberedAccess
 from core.jobs.fields import log_fields
+from core.log_message.cancel_button import CANCEL_JOB
 from core.log_message.state import LogState
 from core.log_message.views import LogViews
 from core.requests.download import DownloadRequest
+from core.trust.buttons import Press, SignedButtons
 from ports.cancels import JobCancels
 from ports.jobs import Job
 
@@ -57,13 +60,33 @@ class CancelReport:
 
 class Cancellations:
     def __init__(
-        self, *, cancels: JobCancels, logs: LogViews, running: RunningJobs, access: RememberedAccess
+        self,
+        *,
+        cancels: JobCancels,
+        logs: LogViews,
+        running: RunningJobs,
+        access: RememberedAccess,
+        buttons: SignedButtons,
     ) -> None:
         """`access`: who administers a group (they may cancel anyone's link there)."""
         self._cancels = cancels
         self._logs = logs
         self._running = running
         self._access = access
+        self._buttons = buttons
+
+    async def press(self, press: Press) -> CancelOutcome:
+        """The 🚫 button: signed for the log message pressed, which only a private chat has, so
+        the chat's own job is the user's own."""
+        ref = await self._buttons.verify(press)
+        if ref is None or ref.action != CANCEL_JOB or press.chat_id is None:
+            return CancelOutcome.NOT_YOURS
+        for job in await self._cancels.jobs_of(press.chat_id):
+            request = _download(job)
+            if str(job.id) == ref.object_id and request is not None:
+                cancelled = await self._cancel_one(job, request)
+                return CancelOutcome.CANCELLED if cancelled else CancelOutcome.NOTHING
+        return CancelOutcome.NOTHING
 
     async def cancel(self, ask: CancelAsk) -> CancelReport:
         if not ask.everything and ask.replied_to is None:

@@ -1,21 +1,37 @@
-"""/cancel as a reply to a link or to the bot's message about it, and `/cancel all`."""
+"""/cancel as a reply to a link or to the bot's message about it, `/cancel all`, and the 🚫 button
+under a private chat's log message."""
 
 from __future__ import annotations
 
-from aiogram import Router
+from aiogram import F, Router
 from aiogram.enums import ChatType
 from aiogram.filters import Command
-from aiogram.types import Message
+from aiogram.types import CallbackQuery, Message
 
 from core import texts
 from core.chat_settings.who_may_change import Asker
 from core.incoming.cancelling import CancelAsk, Cancellations, CancelOutcome, CancelReport
+from core.log_message.cancel_button import CANCEL_JOB
+from entrypoints.bot.handlers.confirmations import press_of
 
 
 def setup() -> Router:
     router = Router(name="cancel")
     router.message.register(on_cancel, Command("cancel"))
+    router.callback_query.register(on_cancel_press, F.data.startswith(f"{CANCEL_JOB}:"))
     return router
+
+
+async def on_cancel_press(callback_query: CallbackQuery, cancellations: Cancellations) -> None:
+    """Its log message says 🚫 itself; the tap is answered so the client stops waiting."""
+    outcome = await cancellations.press(press_of(callback_query))
+    match outcome:
+        case CancelOutcome.CANCELLED:
+            await callback_query.answer(texts.CANCEL_DONE)
+        case CancelOutcome.NOTHING:
+            await callback_query.answer(texts.NO_LONGER_AVAILABLE, show_alert=True)
+        case _:
+            await callback_query.answer(texts.BUTTON_NOT_VALID, show_alert=True)
 
 
 async def on_cancel(message: Message, cancellations: Cancellations) -> None:
