@@ -27,6 +27,8 @@ HELP = (
     "• <code>/verbose &lt;url&gt;</code> shows yt-dlp's full output while it works.\n"
     "• Inline: type <code>@{bot} &lt;url&gt;</code> in any chat."
 )
+HELP_BOT_NAME = "bot"
+"""What /help calls the bot when Telegram did not say its username."""
 COMMAND_USAGE = "Usage: <code>/{command} &lt;url&gt;</code>"
 
 # A link's way, in its log message
@@ -171,6 +173,10 @@ def escape(text: str) -> str:
 
 def megabytes(size: int | float) -> str:
     return f"{size / MB:.2f} MB"
+
+
+def help_text(bot_username: str | None) -> str:
+    return HELP.format(bot=bot_username or HELP_BOT_NAME)
 
 
 def command_usage(command: str) -> str:

@@ -33,6 +33,8 @@ __all__ = ["Container", "shutdown"]
 
 
 class Container(Jobs):
+    # The providers of the layers below that this one wires with, by name (a class body does not
+    # see its base's names); they are the same providers, so a test's override reaches both.
     settings = Jobs.settings
     clock = Jobs.clock
     random = Jobs.random

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from testkit.bot_process import BotProcess, bot_environment
 from testkit.loopback import free_port
 from testkit.telegram import Chat, FakeBotApi
 from testkit.video_site import Body, FailThen, Trickle, VideoServer
 from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_user
+from tests.support.prometheus_text import values
 
 pytestmark = pytest.mark.slow
 
@@ -22,15 +22,6 @@ pytestmark = pytest.mark.slow
 async def get(url: str) -> tuple[int, str]:
     async with aiohttp.ClientSession() as session, session.get(url) as response:
         return response.status, await response.text()
-
-
-def values(text: str) -> dict[str, float]:
-    found: dict[str, float] = {}
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            labels = ",".join(f'{k}="{v}"' for k, v in sorted(sample.labels.items()))
-            found[f"{sample.name}{{{labels}}}" if labels else sample.name] = sample.value
-    return found
 
 
 async def until_status(url: str, status: int) -> str:

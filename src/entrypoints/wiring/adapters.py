@@ -85,6 +85,8 @@ def _short_id() -> str:
 
 
 class Adapters(Stores):
+    # The providers of the layers below that this one wires with, by name (a class body does not
+    # see its base's names); they are the same providers, so a test's override reaches both.
     settings = Stores.settings
     clock = Stores.clock
     store = Stores.store

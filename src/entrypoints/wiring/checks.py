@@ -15,6 +15,8 @@ from entrypoints.wiring.stores import Stores
 
 
 class Checks(Stores):
+    # The providers of the layers below that this one wires with, by name (a class body does not
+    # see its base's names); they are the same providers, so a test's override reaches both.
     settings = Stores.settings
     clock = Stores.clock
 

@@ -46,6 +46,8 @@ from entrypoints.wiring.adapters import Adapters
 
 
 class Jobs(Adapters):
+    # The providers of the layers below that this one wires with, by name (a class body does not
+    # see its base's names); they are the same providers, so a test's override reaches both.
     settings = Adapters.settings
     clock = Adapters.clock
     random = Adapters.random

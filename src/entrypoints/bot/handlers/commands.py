@@ -24,8 +24,8 @@ def setup() -> Router:
 async def on_help(message: Message) -> None:
     """Private chats only: in a group the bot posts videos and nothing else."""
     if message.chat.type == ChatType.PRIVATE:
-        bot_name = (await message.bot.me()).username if message.bot else "bot"
-        await message.answer(texts.HELP.format(bot=bot_name))
+        me = await message.bot.me() if message.bot else None
+        await message.answer(texts.help_text(me.username if me else None))
 
 
 async def on_status(message: Message, status: StatusQuery, admin_user_ids: Collection[int]) -> None:

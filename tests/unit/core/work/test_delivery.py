@@ -1,0 +1,299 @@
+"""The shared delivery path, seen from a job's side: what its destination and report are asked."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from returns.result import Failure, Success
+
+from core.blob_names import blob_file_name
+from core.jobs.outcome import Deferred, JobFailure, JobOutcome
+from core.work.delivery.destination import Destination
+from core.work.delivery.report import Report
+from core.work.delivery.video import Delivery
+from ports.blobs import BlobRecord
+from ports.media import Progress, VideoInfo
+from ports.messenger import MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
+from tests.support.clock import VirtualClock
+from tests.support.downloader import http_error, video
+from tests.support.messenger import WRONG_FILE_ID
+from tests.support.world import World
+
+URL = "https://videos.example/watch/1"
+KEY = "testsite:v1:18"
+
+
+class Recording(Destination, Report):
+    """A job's side of a delivery that writes down every call, in order."""
+
+    def __init__(self, *, hold_longer_than: float | None = None, stored: str | None = None) -> None:
+        self.calls: list[str] = []
+        self._hold_longer_than = hold_longer_than
+        self._stored = stored
+        self.wrong_file_id = False
+        self.busy_until: float | None = None
+        """The chat's turn comes only then (Telegram's pacing)."""
+
+    @property
+    def verbose(self) -> bool:
+        return False
+
+    async def scraping(self) -> None:
+        self.calls.append("scraping")
+
+    def found(self, info: VideoInfo) -> None:
+        self.calls.append(f"found {info.id}")
+
+    async def downloading(self) -> None:
+        self.calls.append("downloading")
+
+    def progress(self, progress: Progress) -> None:
+        self.calls.append(f"progress {progress.percent:g}")
+
+    def output(self, line: str) -> None:
+        self.calls.append(f"output {line}")
+
+    async def uploading(self, size: int) -> None:
+        self.calls.append(f"uploading {size}")
+
+    async def sending(self) -> None:
+        self.calls.append("sending")
+
+    def unsent(self) -> None:
+        self.calls.append("unsent")
+
+    def sent(self, size: int | None) -> None:
+        self.calls.append(f"sent {size}")
+
+    async def ending(self) -> None:
+        self.calls.append("ending")
+
+    def not_before(self, video: VideoFile | StoredVideo) -> float | None:
+        return self.busy_until
+
+    async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
+        self.calls.append(f"hold {duration} {pinned_key}")
+        if self._hold_longer_than is not None and duration is not None and duration > self._hold_longer_than:
+            return Success(None)
+        return None
+
+    async def too_large(self, size: int) -> JobOutcome:
+        self.calls.append(f"too large {size}")
+        return Success(None)
+
+    async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
+        if isinstance(video, StoredVideo):
+            self.calls.append(f"send stored {video.file_id}")
+            if self.wrong_file_id:
+                raise MessengerError(WRONG_FILE_ID, 400)
+            return None
+        self.calls.append(f"send file {video.path.name}")
+        return SentVideo(1, "F-new", "U-new")
+
+    async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
+        self.calls.append(f"delivered {file_id}")
+        return Success(None)
+
+
+@pytest.fixture
+def world(built_world: World) -> World:
+    """The wiring with its engine at rest: the tests call the delivery path themselves."""
+    return built_world
+
+
+async def deliver(world: World, info: VideoInfo, job: Recording) -> JobOutcome:
+    delivery: Delivery = world.container.delivery()
+    return await delivery.deliver(info, job, job)
+
+
+async def test_a_new_video_is_downloaded_once_uploaded_and_its_file_id_recorded(world: World) -> None:
+    job = Recording()
+    assert await deliver(world, video(URL), job) == Success(None)
+    size = len(b"video bytes of v1")
+    assert job.calls == [
+        "hold 12.0 None",
+        "found v1",
+        "downloading",
+        "progress 50",
+        f"uploading {size}",
+        "sending",
+        f"send file {blob_file_name(KEY, 'mp4')}",
+        f"sent {size}",
+        "delivered F-new",
+    ]
+    record = await world.store.blob(KEY)
+    assert record is not None
+    assert (record.file_id, record.file_name) == ("F-new", None)
+
+
+async def test_a_video_telegram_has_goes_by_file_id_without_a_download(world: World) -> None:
+    await world.store.put_blob(stored_record("F-old"))
+    job = Recording()
+    assert await deliver(world, video(URL), job) == Success(None)
+    assert job.calls == [
+        "hold 12.0 None",
+        "found v1",  # the log's last text shows what the video is, a cache hit's too
+        "sending",
+        "send stored F-old",
+        "sent None",
+        "delivered F-old",
+    ]
+    assert world.downloader.downloads == []
+
+
+async def test_a_file_id_telegram_refuses_is_forgotten_and_the_video_downloaded_again(world: World) -> None:
+    await world.store.put_blob(stored_record("F-stale"))
+    job = Recording()
+    job.wrong_file_id = True
+    assert await deliver(world, video(URL), job) == Success(None)
+    assert job.calls[:5] == ["hold 12.0 None", "found v1", "sending", "send stored F-stale", "unsent"]
+    assert job.calls[-1] == "delivered F-new"
+    assert world.downloader.downloads == ["v1"]
+
+
+async def test_a_video_announced_too_large_even_compressed_is_not_downloaded(world: World) -> None:
+    job = Recording()
+    size = world.settings.upload_limit_bytes + 1
+    # 25 minutes in 50 MB leaves under 250 kbit/s of picture: not worth watching.
+    await deliver(world, video(URL, filesize=size, duration=1500.0), job)
+    assert job.calls == ["hold 1500.0 None", "found v1", "ending", f"too large {size}"]
+    assert world.downloader.downloads == []
+
+
+async def test_a_video_announced_over_the_download_cap_is_not_downloaded(
+    clock: VirtualClock, tmp_path: Path
+) -> None:
+    job = Recording()
+    limit = 50 * 1024 * 1024  # the Bot API's upload limit without a local server
+    world = World(clock, tmp_path, VIDRELAY_MAX_DOWNLOAD_BYTES=str(limit * 4))
+    assert world.settings.upload_limit_bytes == limit
+    size = limit * 5
+    await world.container.delivery().deliver(video(URL, filesize=size), job, job)
+    assert job.calls[-2:] == ["ending", f"too large {size}"]
+    assert world.downloader.downloads == []
+
+
+async def test_a_video_announced_over_the_limit_but_short_is_downloaded_to_be_compressed(
+    world: World,
+) -> None:
+    job = Recording()
+    await deliver(world, video(URL, filesize=world.settings.upload_limit_bytes + 1), job)
+    assert world.downloader.downloads == ["v1"]
+    assert job.calls[-1] == "delivered F-new"
+
+
+async def test_a_download_refused_as_too_large_is_the_too_large_answer_not_a_failure(world: World) -> None:
+    from ports.media import ToolFailure
+
+    world.downloader.download_failures["v1"].append(
+        ToolFailure(
+            "ERROR: the download passed the download cap\n", exit_code=None, too_large_bytes=7_000_000
+        )
+    )
+    job = Recording()
+    assert await deliver(world, video(URL), job) == Success(None)
+    assert job.calls[-2:] == ["ending", "too large 7000000"]
+
+
+async def test_bytes_too_large_for_the_upload_are_not_sent(world: World) -> None:
+    world.downloader.content["v1"] = b"x" * (world.settings.upload_limit_bytes + 1)
+    job = Recording()
+    await deliver(world, video(URL, filesize=None), job)
+    assert job.calls[-2:] == ["ending", f"too large {world.settings.upload_limit_bytes + 1}"]
+    assert not any(call.startswith("send") for call in job.calls)
+
+
+async def test_a_destination_that_holds_the_video_ends_the_path_before_any_download(world: World) -> None:
+    job = Recording(hold_longer_than=10.0)
+    assert await deliver(world, video(URL), job) == Success(None)
+    assert job.calls == ["hold 12.0 None"]
+    assert world.downloader.downloads == []
+
+
+async def test_a_failed_download_is_a_classified_failure_and_nothing_is_sent(world: World) -> None:
+    world.downloader.download_failures["v1"].append(http_error(404, "webpage"))
+    job = Recording()
+    outcome = await deliver(world, video(URL), job)
+    assert isinstance(outcome, Failure)
+    failure = outcome.failure()
+    assert isinstance(failure, JobFailure)
+    assert (failure.permanent, failure.code) == (True, "unavailable")
+    assert not any(call.startswith("send") for call in job.calls)
+
+
+async def test_the_videos_of_a_link_leave_out_photos_and_never_come_back_empty(world: World) -> None:
+    delivery: Delivery = world.container.delivery()
+    world.downloader.serve(URL, video(URL, "v1"), video(URL, "photo", has_video=False))
+    found = await delivery.videos(URL, Recording())
+    assert [v.id for v in found.unwrap()] == ["v1"]
+
+    only_photos = "https://videos.example/photos"
+    world.downloader.serve(only_photos, video(only_photos, "p", has_video=False))
+    none = await delivery.videos(only_photos, Recording())
+    assert isinstance(none, Failure)
+    assert none.failure().code == "not_a_video"
+
+
+async def test_a_busy_chat_defers_the_job_and_keeps_the_bytes_for_its_turn(world: World) -> None:
+    job = Recording()
+    job.busy_until = world.clock.now() + 40
+
+    assert await deliver(world, video(URL), job) == Success(Deferred(world.clock.now() + 40))
+    assert not any(call.startswith("send") for call in job.calls)
+    job.busy_until = None
+    assert await deliver(world, video(URL), job) == Success(None)
+    assert world.downloader.downloads == ["v1"]  # the next turn found the bytes on disk
+    assert job.calls[-1] == "delivered F-new"
+
+
+async def test_telegrams_retry_after_on_the_video_defers_instead_of_failing(world: World) -> None:
+    class Flooded(Recording):
+        async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
+            raise MessengerError("Too Many Requests: retry after 7", 429, 7)
+
+    job = Flooded()
+    assert await deliver(world, video(URL), job) == Success(Deferred(world.clock.now() + 7))
+    assert job.calls[-2:] == ["sending", "unsent"]
+
+
+class SlowUpload(Recording):
+    """A destination whose upload reads the file only once `go` is set (a slow connection)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go = asyncio.Event()
+        self.uploaded: bytes | None = None
+
+    async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
+        if isinstance(video, VideoFile):
+            await self.go.wait()
+            self.uploaded = video.path.read_bytes()
+        return await super().send(video, meta)
+
+
+async def test_bytes_two_jobs_share_stay_on_disk_until_the_last_of_them_sent_them(
+    world: World, clock: VirtualClock
+) -> None:
+    world.downloader.slow["v1"] = 2.0  # long enough for the second job to join the download
+    fast, slow = Recording(), SlowUpload()
+    first = asyncio.create_task(deliver(world, video(URL), fast))
+    second = asyncio.create_task(deliver(world, video(URL), slow))
+    await clock.run_until(first.done)
+    assert first.result() == Success(None)
+    assert fast.calls[-1] == "delivered F-new"
+
+    slow.go.set()
+
+    assert await second == Success(None)
+    assert slow.uploaded == b"video bytes of v1"
+    assert world.downloader.downloads == ["v1"]
+    record = await world.store.blob(KEY)
+    assert record is not None
+    assert (record.file_id, record.file_name) == ("F-new", None)  # released once both were done
+    assert list(world.files.blob_dir.iterdir()) == []
+
+
+def stored_record(file_id: str) -> BlobRecord:
+    return BlobRecord(KEY, None, None, 12.0, 640, 360, file_id, f"U-{file_id}", 0.0, 0.0)
