@@ -11,6 +11,8 @@ from ports.messenger import Keyboard
 
 CANCEL_JOB = "cancel_job"
 """The button's action; its object is the job's id."""
+PRESSED_PREFIX = f"{CANCEL_JOB}:"
+"""How the callback data of a press on it begins (core.trust.callback_data's shape)."""
 
 
 class CancelButtons:

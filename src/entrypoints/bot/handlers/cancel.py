@@ -11,14 +11,14 @@ from aiogram.types import CallbackQuery, Message
 from core import texts
 from core.chat_settings.who_may_change import Asker
 from core.incoming.cancelling import CancelAsk, Cancellations, CancelOutcome, CancelReport
-from core.log_message.cancel_button import CANCEL_JOB
+from core.log_message.cancel_button import PRESSED_PREFIX
 from entrypoints.bot.handlers.confirmations import press_of
 
 
 def setup() -> Router:
     router = Router(name="cancel")
     router.message.register(on_cancel, Command("cancel"))
-    router.callback_query.register(on_cancel_press, F.data.startswith(f"{CANCEL_JOB}:"))
+    router.callback_query.register(on_cancel_press, F.data.startswith(PRESSED_PREFIX))
     return router
 
 
