@@ -126,7 +126,9 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
                     job_id = await connection.fetchval(_NEW_JOB_IF_NONE_NAMED, *values)
             case None:
                 job_id = await self._db.fetchval(_NEW_JOB, *values)
-        if job_id is not None:
+        if job_id is not None and job.quick:
+            self._notifier.announce_quick()
+        elif job_id is not None:
             self._notifier.announce()
         return None if job_id is None else int(job_id)
 

@@ -31,6 +31,8 @@ from ports.notices import WorkNotices
 log = logging.getLogger("vidrelay.postgres")
 
 CHANNEL: Final = "vidrelay_work"
+QUICK_SUFFIX: Final = "+quick"
+"""On a work announcement's payload: the work is a quick row, for the quick lanes."""
 CANCEL_CHANNEL: Final = "vidrelay_cancel"
 """A held row was marked cancelled (ports.cancels): every process checks its own leases."""
 PROBE_SECONDS: Final = 30.0
@@ -40,11 +42,18 @@ _BACKOFF_FIRST, _BACKOFF_CAP = 0.1, 10.0
 
 class WorkNotifier:
     def __init__(
-        self, db: Database, token: str, wake_here: Callable[[], None], check_here: Callable[[], None]
+        self,
+        db: Database,
+        token: str,
+        *,
+        wake_here: Callable[[], None],
+        quick_here: Callable[[], None],
+        check_here: Callable[[], None],
     ) -> None:
         self._db = db
         self._token = token
         self._wake_here = wake_here
+        self._quick_here = quick_here
         self._check_here = check_here
         self._sending: asyncio.Task[None] | None = None
         self._again = False
@@ -59,19 +68,29 @@ class WorkNotifier:
             return
         self._sending = asyncio.create_task(self._send(), name="vidrelay-pg-notify")
 
+    def announce_quick(self) -> None:
+        """A quick row was committed (a cache hit): the quick lanes here and elsewhere look now,
+        with a NOTIFY of its own rather than one coalesced behind others."""
+        self._wake_here()
+        self._quick_here()
+        self._send_now(CHANNEL, f"{self._token}{QUICK_SUFFIX}")
+
     def announce_cancel(self) -> None:
         """A held row was marked cancelled: its holder, here or elsewhere, checks now. Rare
         enough to need no coalescing; a lost NOTIFY leaves the holder's next heartbeat."""
         self._check_here()
-        task = asyncio.create_task(self._send_cancel(), name="vidrelay-pg-notify-cancel")
+        self._send_now(CANCEL_CHANNEL, self._token)
+
+    def _send_now(self, channel: str, payload: str) -> None:
+        task = asyncio.create_task(self._notify(channel, payload), name=f"vidrelay-pg-{channel}")
         self._cancels.add(task)
         task.add_done_callback(self._cancels.discard)
 
-    async def _send_cancel(self) -> None:
+    async def _notify(self, channel: str, payload: str) -> None:
         try:
-            await self._db.execute("SELECT pg_notify($1, $2)", CANCEL_CHANNEL, self._token)
+            await self._db.execute("SELECT pg_notify($1, $2)", channel, payload)
         except StoreError as error:
-            log.warning("postgres: could not announce a cancel: %s", error)
+            log.warning("postgres: could not announce on %s: %s", channel, error)
 
     async def _send(self) -> None:
         while True:
@@ -99,6 +118,7 @@ class WorkListener(WorkNotices):
         self._probe_seconds = probe_seconds
         self._wakes: list[Callable[[], None]] = []
         self._checks: list[Callable[[], None]] = []
+        self._quick_wakes: list[Callable[[], None]] = []
         self._task: asyncio.Task[None] | None = None
         self._connection: asyncpg.Connection | None = None
         self.subscriptions = 0
@@ -112,6 +132,10 @@ class WorkListener(WorkNotices):
         self._checks.append(check)
         self._listen()
 
+    def on_quick_work(self, wake: Callable[[], None]) -> None:
+        self._quick_wakes.append(wake)
+        self._listen()
+
     def _listen(self) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._listen_forever(), name="vidrelay-pg-listen")
@@ -122,9 +146,15 @@ class WorkListener(WorkNotices):
     def check_all(self) -> None:
         _call_each(self._checks, "cancel check")
 
+    def quick_all(self) -> None:
+        _call_each(self._quick_wakes, "quick wake-up")
+
     def _on_notice(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
-        if payload != self.token:  # our own announcement woke our workers already
+        sender, quick = payload.removesuffix(QUICK_SUFFIX), payload.endswith(QUICK_SUFFIX)
+        if sender != self.token:  # our own announcement woke our workers already
             self.wake_all()
+            if quick:
+                self.quick_all()
 
     def _on_cancel_notice(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
         if payload != self.token:  # our own cancel checked here already
@@ -151,6 +181,7 @@ class WorkListener(WorkNotices):
                     log.warning("postgres: listening for work again; catching up")
                 backoff = _BACKOFF_FIRST
                 self.wake_all()  # whatever was announced while nobody listened
+                self.quick_all()
                 self.check_all()
                 await self._until_lost(connection, lost)
             except DRIVER_ERRORS as error:

@@ -61,7 +61,13 @@ class PostgresStore(
         self._claims_db = claims_db
         self._node = node
         self._claims = ClaimBatcher(claims_db)
-        self._notifier = WorkNotifier(db, listener.token, listener.wake_all, listener.check_all)
+        self._notifier = WorkNotifier(
+            db,
+            listener.token,
+            wake_here=listener.wake_all,
+            quick_here=listener.quick_all,
+            check_here=listener.check_all,
+        )
         self._listener = listener
         self._closed = False
 
@@ -110,6 +116,9 @@ class PostgresStore(
 
     def on_cancel(self, check: Callable[[], None]) -> None:
         self._listener.on_cancel(check)
+
+    def on_quick_work(self, wake: Callable[[], None]) -> None:
+        self._listener.on_quick_work(wake)
 
     @property
     def listener(self) -> WorkListener:

@@ -82,6 +82,8 @@ class Engine(JobSubmitter):
         self._config = config
         self._breakers = breakers or CircuitBreakers()
         self._wake = wake or Signal()
+        self._quick_wake = Signal()
+        """A quick row was enqueued: the quick lane's worker looks (ports.queue)."""
         self._stopping = asyncio.Event()
         self._health = StoreHealth(clock)
         events = events or Unobserved()
@@ -111,6 +113,7 @@ class Engine(JobSubmitter):
             max_attempts=config.max_attempts,
             events=events,
             wake=self._wake,
+            quick_wake=self._quick_wake,
             health=self._health,
         )
         self._boot = Boot(
@@ -155,7 +158,7 @@ class Engine(JobSubmitter):
                 attempts=attempts,
                 settler=settler,
                 clock=clock,
-                wake=self._wake,
+                wake=self._quick_wake if quick else self._wake,
                 finished=finished,
                 stopping=self._stopping,
                 max_idle_seconds=config.max_idle_seconds,
@@ -269,6 +272,7 @@ class Engine(JobSubmitter):
         gave_up = await self._boot.run()
         if self._notices is not None:
             self._notices.on_work(self.wake)
+            self._notices.on_quick_work(self._quick_wake.fire)
             self._notices.on_cancel(self.cancel_asked)
         keep = self._supervisor.keep_running
         self._running = _Tasks(

@@ -27,14 +27,18 @@ class Producer(JobSubmitter):
         max_attempts: int,
         events: JobEvents,
         wake: Signal,
+        quick_wake: Signal,
         health: StoreHealth,
     ) -> None:
+        """`quick_wake`: fired for a quick row only, so the quick lane looks only when there is
+        something for it (an idle worker's look is a write on SQLite)."""
         self._queue = queue
         self._clock = clock
         self._registry = registry
         self._max_attempts = max_attempts
         self._events = events
         self._wake = wake
+        self._quick_wake = quick_wake
         self._health = health
 
     async def enqueue(self, job: NewJob, guard: Guard | None = None) -> int | None:
@@ -42,6 +46,8 @@ class Producer(JobSubmitter):
         if job_id is not None:
             self._events.job_enqueued(job.name)
             self._wake.fire()
+            if job.quick:
+                self._quick_wake.fire()
         return job_id
 
     async def submit(

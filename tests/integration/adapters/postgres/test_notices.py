@@ -143,3 +143,20 @@ async def test_a_cancel_of_a_row_another_process_holds_makes_that_process_check_
     assert cancelled.running
     await checks.beyond(before)
     assert await worker.cancel_asked([held.lease]) == [held.lease]
+
+
+async def test_a_quick_row_enqueued_elsewhere_wakes_the_quick_lane_and_an_ordinary_one_does_not(
+    pair: tuple[PostgresStore, PostgresStore],
+) -> None:
+    worker, ingest = pair
+    quick = Wakes()
+    worker.on_quick_work(quick)
+    wakes = await subscribed(worker)  # with the catch-up wake of both
+    before_quick, before = quick.count, wakes.count
+
+    await ingest.enqueue(NewJob("noop", {}, 3), NOW)
+    await wakes.beyond(before)
+    assert quick.count == before_quick
+    await ingest.enqueue(NewJob("noop", {}, 3, quick=True), NOW)
+
+    await quick.beyond(before_quick)
