@@ -16,8 +16,10 @@ RUN /opt/venv/bin/pip install --require-hashes --no-deps --requirement requireme
 COPY pyproject.toml README.md ./
 COPY src ./src
 # --no-deps: everything the project needs is already there, pinned; `pip check` proves the lock
-# left nothing out instead of letting pip fetch an unpinned version.
+# left nothing out instead of letting pip fetch an unpinned version. setuptools came with the
+# venv and serves only builds (pip's build isolation brings its own): it stays out of the image.
 RUN /opt/venv/bin/pip install --no-deps . \
+ && /opt/venv/bin/pip uninstall --yes --quiet setuptools \
  && /opt/venv/bin/pip check
 
 

@@ -6,13 +6,19 @@ SOURCES := src tests bench docker
 
 .PHONY: setup demo test lint unit clean readme-config lock
 
-$(BIN)/vidrelay: pyproject.toml
+# What a real deployment needs (the extractors: yt-dlp's extras and Deno) and the test tools. The
+# stamp names the extras, so a venv made before they changed is brought up to date by any target.
+EXTRAS := dev,extractors
+comma := ,
+INSTALLED := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+
+$(INSTALLED): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[$(EXTRAS)]'
 	touch $@
 
-setup: $(BIN)/vidrelay
+setup: $(INSTALLED)
 
 demo: setup
 	$(BIN)/vidrelay demo

@@ -1,8 +1,10 @@
 """When a blob's bytes may go.
 
 Invariant: a blob is "had" when its row has a file_id or its bytes exist. Bytes go once
-Telegram holds the video (a file_id is recorded), or when an unsent blob nobody waits for is
-older than a day. A parked confirmation pins its blob: its bytes stay whatever their age.
+Telegram holds the video (a file_id is recorded), or when an unsent blob nobody waits for was
+not used for a day (created or fetched: a delivery waiting out a Telegram outage fetches its
+bytes again at each try, so they stay for as long as it waits). A parked confirmation pins its
+blob: its bytes stay whatever their age.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ def should_drop_bytes(record: BlobRecord, pinned: bool, now: float) -> bool:
         return False
     if record.file_id is not None:
         return True
-    return now - record.created_at > UNSENT_MAX_AGE_SECONDS
+    return now - max(record.created_at, record.last_used) > UNSENT_MAX_AGE_SECONDS
 
 
 def over_cap_evictions(records: Iterable[BlobRecord], pinned: set[str], cap_bytes: int) -> list[BlobRecord]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ports.telemetry import DeliveryEvents, JobEvents
+from ports.telemetry import DeliveryEvents, JobEvents, RefusalEvents
 
 
-class Unobserved(JobEvents, DeliveryEvents):
+class Unobserved(JobEvents, DeliveryEvents, RefusalEvents):
     def job_enqueued(self, name: str) -> None:
         pass
 
@@ -22,4 +22,7 @@ class Unobserved(JobEvents, DeliveryEvents):
         pass
 
     def video_delivered(self, post_to_video_seconds: float) -> None:
+        pass
+
+    def site_refused(self, verdict: str, site: str) -> None:
         pass

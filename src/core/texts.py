@@ -24,7 +24,6 @@ HELP = (
     "• Works in private chats and in groups (add me to a group; I only post the videos).\n"
     "• <code>/audio &lt;url&gt;</code> sends the sound only; <code>/video &lt;url&gt;</code> the video.\n"
     "• <code>/settings</code>: the quality, the sound only by default, and in groups long videos.\n"
-    "• <code>/verbose &lt;url&gt;</code> shows yt-dlp's full output while it works.\n"
     "• Inline: type <code>@{bot} &lt;url&gt;</code> in any chat."
 )
 HELP_BOT_NAME = "bot"
@@ -67,6 +66,17 @@ LINK_LIMIT_DAY = "✋ You can send {limit} links a day. You can send more in {wa
 SEND_AGAIN_LATER = (
     "⏳ I could not take this link just now: my storage is busy. Please send it again in a few minutes."
 )
+# Why a site would not give the bot a video (the 💥 line's reason), by the site's verdict
+SITE_VERDICTS = {
+    "bot_check": "the site took the bot for a robot and would not give it this video",
+    "sign_in": "only signed-in users may watch this video",
+    "age_gate": "this video is age-restricted: only signed-in adults may watch it",
+    "geo_blocked": "this video is not available in the bot's country",
+    "private": "this video is private",
+    "removed": "this video was removed",
+    "members_only": "this video is for the channel's members only",
+}
+SITE_VERDICT_OTHER = "the site would not give the bot this video"
 FAILURE_REACTION = "😢"
 BUSY_REACTION = "😴"
 """A group's link the store could not take for now: asleep, send it again later."""
@@ -128,7 +138,9 @@ BUTTON_TOGGLE = "{label}: {state}"
 BUTTON_SELECTED = "✅ {label}"
 ON, OFF = "on", "off"
 
-# /status (the operator's)
+# /status and /id (the operator's), a chat off the allowlist (answered once an hour)
+IDS = "<b>Your user id:</b> <code>{user_id}</code>\n<b>This chat's id:</b> <code>{chat_id}</code>"
+NOT_ALLOWED = "🙏 Sorry, I serve only allowed chats. Ask my operator to add this one: <code>{chat_id}</code>"
 STATUS_LINE = "<b>{label}:</b> {value}"
 STATUS_QUEUE = "Queue"
 STATUS_IN_FLIGHT = "In flight"
@@ -145,6 +157,7 @@ NO_VIDEO = "No video found at this link"
 REFUSED = "refused: {why}"
 VANISHED = "the downloaded file vanished before the upload"
 TELEGRAM_REFUSED = "Telegram refused the video: {description}"
+TELEGRAM_UNREACHABLE_FOR = "Telegram could not be reached for {hours:g} h: {description}"
 BAD_PAYLOAD = "bad job payload: {error}"
 TIMED_OUT = "Timed out after {seconds:g} seconds"
 INTERNAL_ERROR = "internal error: {error}"
@@ -268,6 +281,11 @@ def failed(reason: str) -> str:
 
 def fanned_out(count: int) -> str:
     return FANNED_OUT.format(count=count)
+
+
+def site_verdict(verdict: str) -> str:
+    """Why a site would not give the bot a video, for the user (the 💥 line's reason)."""
+    return SITE_VERDICTS.get(verdict, SITE_VERDICT_OTHER)
 
 
 def output_chunk(text: str) -> str:

@@ -21,6 +21,16 @@ from ports.net import REFUSED_BY
 class FailureKind(enum.Enum):
     NOT_A_VIDEO = "not_a_video"
     UNAVAILABLE = "unavailable"
+    """Gone or broken in a way no class below names (a 404 page, no formats, DRM)."""
+    BOT_CHECK = "bot_check"
+    """The site takes the server for a bot ("Sign in to confirm you're not a bot", a captcha)."""
+    SIGN_IN = "sign_in"
+    """Only a signed-in account may see it."""
+    AGE_GATE = "age_gate"
+    GEO_BLOCKED = "geo_blocked"
+    PRIVATE = "private"
+    REMOVED = "removed"
+    MEMBERS_ONLY = "members_only"
     REFUSED = "refused"
     """The SSRF guard's proxy refused a request of the run (a redirect, a segment…)."""
     TRANSIENT = "transient"
@@ -29,12 +39,33 @@ class FailureKind(enum.Enum):
     def permanent(self) -> bool:
         return self is not FailureKind.TRANSIENT
 
+    @property
+    def site_verdict(self) -> bool:
+        """The site refused this server the video, and said why: retrying would only ask again."""
+        return self in SITE_VERDICTS
+
+
+SITE_VERDICTS = frozenset(
+    {
+        FailureKind.BOT_CHECK,
+        FailureKind.SIGN_IN,
+        FailureKind.AGE_GATE,
+        FailureKind.GEO_BLOCKED,
+        FailureKind.PRIVATE,
+        FailureKind.REMOVED,
+        FailureKind.MEMBERS_ONLY,
+    }
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
     kind: FailureKind
     reason: str
-    """User-facing: yt-dlp's last ERROR line without its [extractor] tag and (caused by …)."""
+    """User-facing: yt-dlp's last ERROR line without its [extractor] tag and (caused by …); for
+    a site verdict, what it means in plain words."""
+    site: str | None = None
+    """The extractor that said so (the deciding line's [tag]: "youtube", "generic"), if it did."""
 
 
 _NOT_A_VIDEO = tuple(
@@ -52,31 +83,96 @@ _NOT_A_VIDEO = tuple(
     )
 )
 
-_UNAVAILABLE = tuple(
-    re.compile(p, re.IGNORECASE)
-    for p in (
-        r"unable to extract",
-        r"no video formats found",
-        r"private video",
-        r"video unavailable",
-        r"no longer available",
-        r"has been removed",
-        r"members[- ]only",
-        r"sign in to confirm your age",
-        r"age[- ]restricted",
-        r"unable to download webpage: http error (403|404|410)\b",
-        r"unable to download json metadata: http error (403|404|410)\b",
-        r"empty media response",
-        r"this video is not available",
-        r"requested format is not available",
-        r"only available for registered users",
-        r"not available from your location",
-        r"drm protected",
-    )
+
+def _patterns(*patterns: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+
+
+# Each site verdict in yt-dlp's wordings (its extractors' ExtractorError texts and the sites'
+# own reasons it passes on), most specific first: YouTube's age gate and private video also say
+# "Sign in", and "Video unavailable." leads its removal and geo-block reasons.
+_SITE_VERDICTS: tuple[tuple[FailureKind, tuple[re.Pattern[str], ...]], ...] = (
+    (
+        FailureKind.BOT_CHECK,
+        _patterns(
+            r"confirm you.re not a bot",
+            r"anti-bot challenge",
+            r"suspected as a bot",
+            r"captcha",
+            r"has been rate-limited by youtube",
+        ),
+    ),
+    (
+        FailureKind.AGE_GATE,
+        _patterns(
+            r"confirm your age",
+            r"age[- ]restricted",
+            r"age[- ]gated",
+            r"inappropriate for some users",
+            r"age verification",
+        ),
+    ),
+    (
+        FailureKind.MEMBERS_ONLY,
+        _patterns(
+            r"members[- ]only",
+            r"join this channel to get access",
+            r"only available (?:to|for) (?:channel |premium )?(?:members|subscribers|premium)",
+            r"for premium members only",
+        ),
+    ),
+    (
+        FailureKind.GEO_BLOCKED,
+        _patterns(
+            r"not available (?:from|in) your (?:location|country|region)",
+            r"not made this video available in your country",
+            r"blocked it in your country",
+            r"geo[- ]?restrict",
+        ),
+    ),
+    (
+        FailureKind.PRIVATE,
+        _patterns(r"private video", r"(?:video|post|account|content|vod) is (?:a )?private"),
+    ),
+    (
+        FailureKind.REMOVED,
+        _patterns(
+            r"has been removed",
+            r"no longer available",
+            r"has been terminated",
+            r"has been deleted",
+            r"was deleted",
+        ),
+    ),
+    (
+        FailureKind.SIGN_IN,
+        _patterns(
+            r"only available for registered users",
+            r"log(?:in|ged[- ]in)? required",
+            r"login details are needed",
+            r"(?:need|have) to (?:log|sign) in",
+            r"requires? (?:a )?(?:login|sign[- ]in)",
+            r"log ?in to (?:view|watch|access)",
+            r"sign in to (?:view|watch|access)",
+        ),
+    ),
+)
+
+_UNAVAILABLE = _patterns(
+    r"unable to extract",
+    r"no video formats found",
+    r"video unavailable",
+    r"unable to download webpage: http error (403|404|410)\b",
+    r"unable to download json metadata: http error (403|404|410)\b",
+    r"empty media response",
+    r"this video is not available",
+    r"requested format is not available",
+    r"drm protected",
 )
 
 _GUARD_REFUSAL = re.compile(re.escape(REFUSED_BY) + r" \[([^\[\]]*)\]")
 _TAG = re.compile(r"^\s*\[[^\]]+\]\s*")
+_SITE_TAG = re.compile(r"^ERROR:\s*\[([^\]:]+)[^\]]*\]")
 _CAUSED_BY = re.compile(r"\s*\(caused by .*\)\s*$", re.IGNORECASE | re.DOTALL)
 _REPORT_HINT = re.compile(r"[;,]?\s*please report this issue on .*$", re.IGNORECASE | re.DOTALL)
 _MAX_REASON = 300
@@ -114,15 +210,29 @@ def classify_ytdlp(failure: ToolFailure) -> Verdict:
     refusal = next((m for line in lines if (m := _GUARD_REFUSAL.search(line))), None)
     if refusal is not None:
         return Verdict(FailureKind.REFUSED, texts.REFUSED.format(why=refusal.group(1))[:_MAX_REASON])
-    return Verdict(_kind_of(lines), reason)
+    kind, line = _kind_of(lines)
+    site = _site_of(line if line is not None else lines[-1])
+    # The site's own wording is for the operator (yt-dlp's flags, a wiki link): the user reads why.
+    return Verdict(kind, texts.site_verdict(kind.value) if kind.site_verdict else reason, site)
 
 
-def _kind_of(lines: list[str]) -> FailureKind:
-    if any(p.search(line) for line in lines for p in _NOT_A_VIDEO):
-        return FailureKind.NOT_A_VIDEO
-    if any(p.search(line) for line in lines for p in _UNAVAILABLE):
-        return FailureKind.UNAVAILABLE
-    return FailureKind.TRANSIENT
+def _kind_of(lines: list[str]) -> tuple[FailureKind, str | None]:
+    """The class and the line that decided it (None: nothing did, the failure is transient)."""
+    for kind, patterns in ((FailureKind.NOT_A_VIDEO, _NOT_A_VIDEO), *_SITE_VERDICTS):
+        if (line := _first_match(lines, patterns)) is not None:
+            return kind, line
+    if (line := _first_match(lines, _UNAVAILABLE)) is not None:
+        return FailureKind.UNAVAILABLE, line
+    return FailureKind.TRANSIENT, None
+
+
+def _first_match(lines: list[str], patterns: tuple[re.Pattern[str], ...]) -> str | None:
+    return next((line for line in lines if any(p.search(line) for p in patterns)), None)
+
+
+def _site_of(line: str) -> str | None:
+    tag = _SITE_TAG.match(line)
+    return (tag.group(1).strip().lower() or None) if tag is not None else None
 
 
 def _signal_name(number: int) -> str:

@@ -6,6 +6,7 @@ PostgreSQL has its own tools for this (`pg_dump`, `pg_restore`); the memory stor
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -18,18 +19,35 @@ from entrypoints.settings import Settings
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-def run_backup(settings: Settings, path: Path) -> int:
+def run_backup(settings: Settings, path: str) -> int:
     if (wrong := _not_sqlite(settings, "backup copies", "pg_dump")) is not None:
         print(wrong, file=sys.stderr)
         return EXIT_USAGE
-    target = path / time.strftime("vidrelay-%Y%m%d-%H%M%S.db", time.gmtime()) if path.is_dir() else path
     try:
-        copied = backup(settings.sqlite_path, target)
+        copied = backup(settings.sqlite_path, backup_target(path, time.time()))
     except BackupError as error:
         print(f"vidrelay: {error}", file=sys.stderr)
         return EXIT_FAILED
     print(f"backed up {settings.sqlite_path} to {copied.path} ({copied.describe()})")
     return EXIT_OK
+
+
+def backup_target(path: str, now: float) -> Path:
+    """The file a backup to `path` writes: `path` itself, or in a folder (one that exists, or a
+    path ending in `/`, created) a new dated file, so that every run keeps the ones before it."""
+    given = Path(path)
+    if not (path.endswith(os.sep) or given.is_dir()):
+        return given
+    try:
+        given.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise BackupError(f"cannot create the backup folder {given}: {error.strerror or error}") from error
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(now))
+    target, n = given / f"vidrelay-{stamp}.db", 1
+    while target.exists():  # two backups in one second
+        n += 1
+        target = given / f"vidrelay-{stamp}-{n}.db"
+    return target
 
 
 def run_restore(settings: Settings, path: Path) -> int:

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from entrypoints.durations import duration_argument
-from entrypoints.settings import SettingsError, load_settings
+from entrypoints.settings import SettingsError, load_settings, misspelt_settings
 
 EXIT_USAGE = 2
 ROLES = ("all", "ingest", "worker")
@@ -112,6 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"vidrelay: {error}", file=sys.stderr)
         return EXIT_USAGE
     if args.command == "config":
+        for misspelt in misspelt_settings():
+            print(f"vidrelay: warning: {misspelt}", file=sys.stderr)
         for name, value in settings.masked().items():
             print(f"{name}={value}")
         return 0

@@ -30,7 +30,7 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "backup":
         from entrypoints.backups import run_backup
 
-        return run_backup(settings, Path(args.path))
+        return run_backup(settings, args.path)
     if args.command == "restore":
         from entrypoints.backups import run_restore
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dependency_injector import providers
 
+from core.allowlist import ChatAllowlist
 from core.chat_settings.service import ChatSettingsService
 from core.chat_settings.who_may_change import RememberedAccess, SettingsAccess
 from core.incoming.cancelling import Cancellations
@@ -20,10 +21,13 @@ from core.incoming.inline import InlineRequests
 from core.incoming.intake.announce import Announcements
 from core.incoming.intake.limits import UserLinkLimits
 from core.incoming.intake.links import LinkIntake
-from core.incoming.intake.retries import EnqueueRetries
 from core.incoming.known_videos import KnownVideos
+from core.incoming.updates.lanes import Lanes
+from core.incoming.updates.polling import Polling
+from core.incoming.updates.receiving import Receiver
 from core.status import StatusQuery
 from entrypoints.bot.dispatcher import build_dispatcher
+from entrypoints.bot.feeding import DispatcherFeed
 from entrypoints.monitoring.health import Liveness
 from entrypoints.monitoring.metrics import Observed
 from entrypoints.wiring.jobs import Jobs
@@ -51,20 +55,24 @@ class Container(Jobs):
     confirmations = Jobs.confirmations
     update_status = Jobs.update_status
     engine = Jobs.engine
+    bot = Jobs.bot
+    updates = Jobs.updates
+    update_freshness = Jobs.update_freshness
 
     # The handler side: what the handlers use.
     known_videos = providers.Singleton(KnownVideos, info=info, blobs=blobs)
     announcements = providers.Singleton(
-        Announcements, log_views, store, clock=clock, worker_slots=settings.provided.job_concurrency
-    )
-    enqueue_retries = providers.Singleton(
-        EnqueueRetries,
-        jobs=engine,
-        announce=announcements.provided.accepted,
+        Announcements,
+        log_views,
+        store,
+        worker_slots=settings.provided.job_concurrency,
         messenger=messenger,
         clock=clock,
-        random=random,
-        budget_seconds=settings.provided.intake_retry_seconds,
+        # On a store many processes share, the worker may be another process: the message's id
+        # travels in the job (announce.py).
+        held_back=providers.Selector(
+            settings.provided.store_sharing, shared=store, alone=providers.Object(None)
+        ),
     )
     intake = providers.Singleton(
         LinkIntake,
@@ -74,7 +82,6 @@ class Container(Jobs):
         seen=store,
         clock=clock,
         choices=store,
-        retries=enqueue_retries,
         announcements=announcements,
         limits=providers.Singleton(
             UserLinkLimits,
@@ -85,8 +92,8 @@ class Container(Jobs):
             exempt=settings.provided.admin_user_ids,
         ),
         known=known_videos,
+        allowlist=providers.Singleton(ChatAllowlist, settings.provided.allowed_chat_ids, clock),
         max_queued_per_user=settings.provided.max_queued_per_user,
-        allowed_chat_ids=settings.provided.allowed_chat_ids,
     )
     inline_requests = providers.Selector(
         settings.provided.inline_mode,
@@ -94,7 +101,7 @@ class Container(Jobs):
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)
-    liveness = providers.Singleton(Liveness)
+    liveness = providers.Singleton(Liveness, update_freshness)
     observed = providers.Singleton(
         Observed,
         status,
@@ -104,6 +111,7 @@ class Container(Jobs):
         update_status.provided.outcomes,
         clock,
         liveness,
+        Jobs.telegram_outages,
     )
     chat_access = providers.Singleton(RememberedAccess, providers.Singleton(SettingsAccess, messenger), clock)
     chat_settings = providers.Singleton(
@@ -129,3 +137,16 @@ class Container(Jobs):
         queue_cap=settings.provided.max_queued_per_user,
         admin_user_ids=settings.provided.admin_user_ids,
     )
+
+    # Updates, durable before Telegram hears they arrived: kept in the store's inbox, then fed to
+    # the dispatcher one chat at a time (core/incoming/updates).
+    lanes = providers.Singleton(
+        Lanes,
+        inbox=store,
+        handle=providers.Singleton(DispatcherFeed, dispatcher, bot),
+        clock=clock,
+        random=random,
+        give_up_seconds=settings.provided.intake_retry_seconds,
+    )
+    receiver = providers.Singleton(Receiver, inbox=store, lanes=lanes, clock=clock, random=random)
+    polling = providers.Singleton(Polling, feed=updates, receiver=receiver, clock=clock, random=random)

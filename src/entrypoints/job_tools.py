@@ -27,14 +27,13 @@ async def run_jobs(args: argparse.Namespace, settings: Settings) -> int:
         return EXIT_USAGE
     try:
         async with open_store(settings) as opened:
-            await _run(args, opened.store, opened.clock.now())
+            return await _run(args, opened.store, opened.clock.now())
     except StoreError as error:
         print(f"vidrelay: {error}", file=sys.stderr)
         return EXIT_FAILED
-    return EXIT_OK
 
 
-async def _run(args: argparse.Namespace, store: Store, now: float) -> None:
+async def _run(args: argparse.Namespace, store: Store, now: float) -> int:
     match args.jobs_command:
         case "list":
             rows = await (store.list_failed(args.limit) if args.failed else store.list_jobs(args.limit))
@@ -46,14 +45,34 @@ async def _run(args: argparse.Namespace, store: Store, now: float) -> None:
         case "stats":
             stats = await store.stats(now)
             print(as_json(stats) if args.json else "\n".join(as_table(stats)))
-        case "retry":
-            ids = None if args.all_failed else list(args.ids)
-            new_ids = await store.retry_failed(ids, now)
+        case "retry" if args.all_failed:
+            new_ids = await store.retry_failed(None, now)
             print(f"requeued {len(new_ids)} job(s): {', '.join(map(str, new_ids)) or '-'}")
+        case "retry":
+            return await _retry(store, list(dict.fromkeys(args.ids)), now)
         case "purge":
             before = None if args.older_than is None else now - args.older_than
             purged = await store.purge_failed(failed_before=before, name=args.name)
             print(f"purged {purged} failed job(s){_which(args)}")
+    return EXIT_OK
+
+
+async def _retry(store: Store, failed_ids: list[int], now: float) -> int:
+    """One id at a time, so that an id that is not (or no longer) a dead letter is named."""
+    requeued: list[tuple[int, list[int]]] = []
+    unknown: list[tuple[int, list[int]]] = []
+    for failed_id in failed_ids:
+        new_ids = await store.retry_failed([failed_id], now)
+        (requeued if new_ids else unknown).append((failed_id, new_ids))
+    if requeued:
+        print(f"requeued {len(requeued)} job(s): {', '.join(str(new[0]) for _, new in requeued)}")
+    if unknown:
+        names = ", ".join(str(failed_id) for failed_id, _ in unknown)
+        print(
+            f"vidrelay: no failed job {names}: `vidrelay jobs list --failed` shows the ids", file=sys.stderr
+        )
+        return EXIT_FAILED
+    return EXIT_OK
 
 
 def _wrong_store(settings: Settings) -> str | None:

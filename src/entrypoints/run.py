@@ -11,33 +11,38 @@ see entrypoints/commands.py) → store (and on PostgreSQL, for a process that re
 ingest lock) (a file that is not ours, or a database that cannot be
 reached, exits 2) → Telegram's getMe (asked again with a capped backoff while Telegram does not
 answer; a refused token exits 2) → engine (crash attribution of a dead previous process's jobs,
-dead-lettering of jobs that killed earlier boots) → polling. Stop order on SIGTERM/SIGINT: stop
-polling → stop claiming, let in-flight jobs and links still waiting for the store finish for the
-grace period → the log messages' last edits (a few seconds) → close. A polling loop that dies
-is fatal: logged, exit 1.
+dead-lettering of jobs that killed earlier boots) → the command menus (setMyCommands) → the
+inbox's replay (updates kept and not handled before the last stop) → a webhook left behind
+deleted → polling (or the webhook server). Stop order on SIGTERM/SIGINT: stop polling (a batch
+already fetched finishes its try to reach the inbox; nothing not kept was confirmed) → stop
+claiming, let in-flight jobs and updates being handled finish for the grace period (what is left
+stays in the store for the next start) → the log messages' last edits (a few seconds) → close. A
+polling loop that dies is fatal: logged, exit 1. An ingest whose lock is in doubt stops polling
+until it holds the lock again, and goes on (entrypoints/bot/polling.py).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import signal
 import sys
 from typing import Literal
 
-from aiogram import Bot, Dispatcher
-from aiogram.webhook.aiohttp_server import SimpleRequestHandler, setup_application
-from aiohttp import web
 from returns.result import Failure, Success
 
 from adapters.telegram.account import token_problem
-from core.startup import reach_chat_service
+from core.command_menus import command_menus
+from core.jobs.engine import Engine
+from core.startup import leave_webhook, publish_menus, reach_chat_service
+from entrypoints.bot.polling import AlwaysHeld, PollingLock, poll
+from entrypoints.bot.webhook import serve_webhook
 from entrypoints.container import Container, shutdown
+from entrypoints.listening import ListenRefused
 from entrypoints.logs import configure_logging
 from entrypoints.monitoring.health import Liveness
 from entrypoints.monitoring.metrics import start_metrics
-from entrypoints.settings import Settings
+from entrypoints.settings import Settings, misspelt_settings
 from ports.errors import StoreError
 
 log = logging.getLogger("vidrelay.run")
@@ -50,6 +55,8 @@ Role = Literal["all", "ingest", "worker"]
 
 def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
     configure_logging(settings.log_format, settings.log_level)
+    for misspelt in misspelt_settings():
+        log.warning(misspelt)
     if settings.bot_token is None:
         print("vidrelay: VIDRELAY_BOT_TOKEN is required to run the bot", file=sys.stderr)
         return EXIT_USAGE
@@ -68,6 +75,9 @@ def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") ->
         return EXIT_USAGE
     try:
         return asyncio.run(serve(settings, webhook=webhook, role=role))
+    except ListenRefused as refused:  # a port in use: a setting to fix, like a bad value
+        print(f"vidrelay: {refused}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception:
         log.exception("fatal error, exiting")
         return EXIT_FATAL
@@ -76,58 +86,53 @@ def run_bot(settings: Settings, *, webhook: bool = False, role: Role = "all") ->
 async def serve(settings: Settings, *, webhook: bool = False, role: Role = "all") -> int:
     stop = _stop_on_signals()
     container = Container(settings=settings)
-    lost_lock: asyncio.Event | None = None
-    watcher: asyncio.Task[None] | None = None
+    ingest_lock: PollingLock = AlwaysHeld()
     try:
         try:
             await container.store.async_()
             if role != "worker" and not settings.single_process_store:
-                lost_lock = (await container.ingest_lock.async_()).lost
-                watcher = asyncio.create_task(_stop_when_lost(lost_lock, stop))
+                ingest_lock = await container.ingest_lock.async_()
         except StoreError as refused:  # unreachable, not ours, a second ingest: one line, exit 2
             print(f"vidrelay: {refused}", file=sys.stderr)
             return EXIT_USAGE
         await container.blob_files().clear_staging()  # a dead process's partial downloads
         engine = await container.engine.async_()
-        dispatcher = await container.dispatcher.async_()
-        bot = await container.bot.async_()
         observed = await container.observed.async_()
         observed.liveness.expect(updates=role != "worker", jobs=role != "ingest")
         # Up before Telegram is reached: /healthz says why not yet, /metrics counts the errors.
-        metrics = await start_metrics(observed, settings.metrics_port)
+        metrics = await start_metrics(observed, settings.metrics_port, settings.metrics_host)
         try:
             if (refused_code := await _reach_telegram(container, stop)) is not None:
                 return refused_code
             if role != "ingest":
                 await engine.start()
+            damaged = asyncio.create_task(_stop_when_damaged(engine, stop))
             try:
                 if role == "worker":
                     await stop.wait()
-                    return EXIT_OK
-                code = await _receive_updates(settings, dispatcher, bot, webhook, stop, observed.liveness)
-                return EXIT_FATAL if lost_lock is not None and lost_lock.is_set() else code
+                    code = EXIT_OK
+                else:
+                    code = await _receive_updates(container, webhook, stop, observed.liveness, ingest_lock)
+                return EXIT_USAGE if engine.damage is not None else code
             finally:
+                damaged.cancel()
                 observed.liveness.stopped()
                 grace = settings.shutdown_grace_seconds
-                log.warning("stopping: in-flight jobs may finish for %ss", grace)
-                intake = await container.intake.async_()
-                await asyncio.gather(engine.stop(grace), intake.close(grace))
+                log.info("stopping: in-flight jobs and updates may finish for %ss", grace)
+                lanes = await container.lanes.async_()
+                await asyncio.gather(engine.stop(grace), lanes.close(grace))
                 # The videos are out; their logs' last edits may still be on their way.
                 await (await container.log_views.async_()).drain(LOG_DRAIN_SECONDS)
         finally:
             if metrics is not None:
                 await metrics.cleanup()
     finally:
-        if watcher is not None:
-            watcher.cancel()
         await shutdown(container)  # the ingest lock, if taken, goes with it
 
 
-async def _stop_when_lost(lost_lock: asyncio.Event, stop: asyncio.Event) -> None:
-    """From the moment the lock's connection ends another ingest may start, and two pollers of
-    one bot must never run: this one stops (exit 1; a supervisor restarts it to queue up again)."""
-    await lost_lock.wait()
-    log.critical("the connection holding the ingest lock ended: stopping")
+async def _stop_when_damaged(engine: Engine, stop: asyncio.Event) -> None:
+    """A store whose data is damaged serves nobody: the process stops (exit 2), as at its open."""
+    await engine.until_damaged()
     stop.set()
 
 
@@ -149,7 +154,7 @@ async def _reach_telegram(container: Container, stop: asyncio.Event) -> int | No
     for task in (reaching, stopping):
         task.cancel()
     if not reaching.done() or reaching.cancelled():
-        log.warning("signal received while waiting for Telegram: exiting")
+        log.info("signal received while waiting for Telegram: exiting")
         return EXIT_OK
     match reaching.result():
         case Success(name):
@@ -159,69 +164,30 @@ async def _reach_telegram(container: Container, stop: asyncio.Event) -> int | No
             log.critical(
                 "Telegram rejected VIDRELAY_BOT_TOKEN (%s): check the token @BotFather gave",
                 refused.describe(),
+                extra={"error": refused.describe()},
             )
         case Failure(refused):
             log.critical(
-                "the Bot API refused getMe (%s): check VIDRELAY_TELEGRAM_API_URL", refused.describe()
+                "the Bot API refused getMe (%s): check VIDRELAY_TELEGRAM_API_URL",
+                refused.describe(),
+                extra={"error": refused.describe()},
             )
     return EXIT_USAGE
 
 
 async def _receive_updates(
-    settings: Settings,
-    dispatcher: Dispatcher,
-    bot: Bot,
-    webhook: bool,
-    stop: asyncio.Event,
-    liveness: Liveness,
+    container: Container, webhook: bool, stop: asyncio.Event, liveness: Liveness, lock: PollingLock
 ) -> int:
+    """The command menus; the inbox's replay (its updates are older than any Telegram still
+    holds); then polling or the webhook server until `stop`."""
+    settings, account = container.settings(), await container.account.async_()
+    await publish_menus(account, command_menus(settings.admin_user_ids))
+    receiver = await container.receiver.async_()
+    if not await receiver.replay(stop):
+        return EXIT_OK
+    kinds = (await container.dispatcher.async_()).resolve_used_update_types()
     if webhook:
-        return await _webhook(settings, dispatcher, bot, stop, liveness)
-    polling = asyncio.create_task(
-        dispatcher.start_polling(
-            bot,
-            handle_signals=False,
-            close_bot_session=False,
-            allowed_updates=dispatcher.resolve_used_update_types(),
-        )
-    )
-    liveness.polling(polling)
-    stopping = asyncio.create_task(stop.wait())
-    await asyncio.wait({polling, stopping}, return_when=asyncio.FIRST_COMPLETED)
-    if polling.done():
-        stopping.cancel()
-        error = polling.exception()
-        log.critical("polling stopped unexpectedly: %s", error, exc_info=error)
-        return EXIT_FATAL
-    log.warning("signal received: stopping polling")
-    with contextlib.suppress(RuntimeError):
-        await dispatcher.stop_polling()
-    with contextlib.suppress(Exception):
-        await polling
-    return EXIT_OK
-
-
-async def _webhook(
-    settings: Settings, dispatcher: Dispatcher, bot: Bot, stop: asyncio.Event, liveness: Liveness
-) -> int:
-    assert settings.webhook_url is not None
-    assert settings.webhook_secret is not None
-    secret = settings.webhook_secret.get_secret_value()
-    web_app = web.Application()
-    SimpleRequestHandler(dispatcher=dispatcher, bot=bot, secret_token=secret).register(
-        web_app, path="/webhook"
-    )
-    setup_application(web_app, dispatcher, bot=bot)
-    runner = web.AppRunner(web_app, access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "0.0.0.0", settings.webhook_port).start()  # noqa: S104 - behind the proxy
-    await bot.set_webhook(
-        settings.webhook_url, secret_token=secret, allowed_updates=dispatcher.resolve_used_update_types()
-    )
-    liveness.webhook(listening=True)
-    try:
-        await stop.wait()
-    finally:
-        liveness.stopped()
-        await runner.cleanup()
-    return EXIT_OK
+        bot = await container.bot.async_()
+        return await serve_webhook(settings, receiver, bot, kinds, account, container.clock(), stop, liveness)
+    await leave_webhook(account)
+    return await poll(await container.polling.async_(), kinds, stop, liveness, lock)

@@ -1,10 +1,12 @@
-"""Configuration: the environment of SPEC §6, validated once at start.
+"""Configuration: the environment of SPEC §6 (and a `.env` file: see entrypoints.environment),
+validated once at start.
 
 A bad value exits 2 with one line naming the variable — never a traceback.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -14,10 +16,14 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from core.media.playable import MAX_FIT_PASSES
 from core.url_policy import Endpoint
+from entrypoints import environment
+from entrypoints import setting_values as values
+from entrypoints.environment import DEFAULT_ENV_FILE, unknown_variables, vidrelay_variables
 
-PREFIX = "VIDRELAY_"
+PREFIX = environment.PREFIX
+CLOUD_BOT_API = "https://api.telegram.org"
 DOWNLOAD_CAP_FACTOR = 4
-_PRIVATE = frozenset({"ytdlp_cookies_file"})
+_PRIVATE = frozenset({"ytdlp_cookies_file", "proxy"})
 """Settings shown only as "(masked)": not secrets by type, but nothing an onlooker should read."""
 IdList = Annotated[tuple[int, ...], NoDecode]
 HostPorts = Annotated[tuple[str, ...], NoDecode]
@@ -30,7 +36,7 @@ class Settings(BaseSettings):
 
     bot_token: SecretStr | None = Field(None, description="bot token from @BotFather (required for `run`)")
     telegram_api_url: str = Field(
-        "https://api.telegram.org",
+        CLOUD_BOT_API,
         description="Bot API base; requests go to `{base}/bot{token}/{method}`",
     )
     telegram_local_mode: bool = Field(
@@ -43,10 +49,45 @@ class Settings(BaseSettings):
         "`postgres` (one ingest and many workers sharing `VIDRELAY_DATABASE_URL`)",
     )
     database_url: SecretStr | None = Field(
-        None, description="`postgresql://user:password@host:5432/db`, for `VIDRELAY_STORE=postgres`"
+        None,
+        description="`postgresql://user:password@host:5432/db`, for `VIDRELAY_STORE=postgres` (or the "
+        "`VIDRELAY_DATABASE_HOST`… parts below)",
     )
+    database_host: str | None = Field(
+        None,
+        description="instead of the URL: the PostgreSQL server, with the port, user, password and database "
+        "below, each taken as written (a password may hold `/`, `#`, `@`, `%`)",
+    )
+    database_port: int = Field(5432, ge=1, le=65535, description="with `VIDRELAY_DATABASE_HOST`")
+    database_user: str = Field("vidrelay", min_length=1, description="with `VIDRELAY_DATABASE_HOST`")
+    database_password: SecretStr | None = Field(None, description="with `VIDRELAY_DATABASE_HOST`")
+    database_name: str = Field("vidrelay", min_length=1, description="with `VIDRELAY_DATABASE_HOST`")
     database_pool_size: int = Field(
         4, ge=2, le=100, description="PostgreSQL connections per process, besides the listening one"
+    )
+    database_statement_timeout_seconds: float = Field(
+        15.0,
+        gt=0,
+        le=3600,
+        description="a PostgreSQL call that runs longer fails and is retried (the server stops it; "
+        "behind a silent network the call gives up 2 s later and its connection is dropped)",
+    )
+    database_idle_in_transaction_timeout_seconds: float = Field(
+        30.0,
+        gt=0,
+        le=3600,
+        description="the server ends a vidrelay session that sits this long inside a transaction, "
+        "and its locks go with it",
+    )
+    database_keepalive_seconds: float = Field(
+        10.0,
+        ge=1,
+        le=3600,
+        description="an idle PostgreSQL connection is probed (TCP keepalive, both ends) after this "
+        "long, so a peer that vanished is noticed within about twice it",
+    )
+    database_connect_timeout_seconds: float = Field(
+        10.0, gt=0, le=600, description="a connection to PostgreSQL that takes longer fails and is retried"
     )
     job_concurrency: int = Field(3, ge=1, le=64, description="jobs at once")
     ytdlp_concurrency: int = Field(3, ge=1, le=64, description="yt-dlp processes at once")
@@ -100,6 +141,11 @@ class Settings(BaseSettings):
     confirm_longer_than_seconds: float = Field(
         1200.0, ge=0, description="videos longer than this ask for a confirmation in groups"
     )
+    proxy: SecretStr | None = Field(
+        None,
+        description="yt-dlp's way out: `http://[user:password@]host:port` of your proxy (for sites that "
+        "refuse datacenter addresses); the SSRF guard still checks every address first",
+    )
     allow_private_urls: bool = Field(
         False, description="SSRF guard off: any address, for the link and every request made for it"
     )
@@ -109,9 +155,13 @@ class Settings(BaseSettings):
         "(tests, the demo), matched as the request names the host",
     )
     allowed_chat_ids: IdList = Field(
-        (), description="comma-separated chat ids the bot serves; empty = everyone"
+        (),
+        description="comma-separated chat ids the bot serves (`/id` in a chat tells its id); empty = "
+        "everyone; a chat off the list that sends a link is told so, once an hour",
     )
-    admin_user_ids: IdList = Field((), description="comma-separated user ids that may use `/status`")
+    admin_user_ids: IdList = Field(
+        (), description="comma-separated user ids that may use `/status` and `/verbose` (`/id` tells yours)"
+    )
     inline_cache_chat_id: int | None = Field(
         None, description="chat the bot uploads to for inline file_ids; inline mode is off without it"
     )
@@ -127,10 +177,17 @@ class Settings(BaseSettings):
         description="links one user may send per 24 hours (admins exempt; counted in the store); 0 = off",
     )
     intake_retry_seconds: float = Field(
-        60.0,
+        3600.0,
         gt=0,
-        description="a link the store refuses for now (locked, busy, disk full) is tried again for this "
-        "long before the user is asked to send it again",
+        description="an update kept in the inbox whose link the store will not queue yet (locked, busy, "
+        "disk full) is handled again, with backoff, for this long; then its sender is asked to send it again",
+    )
+    telegram_outage_hours: float = Field(
+        24.0,
+        gt=0,
+        le=24 * 30,
+        description="a video whose delivery cannot reach Telegram (5xx, no connection, a timeout) waits "
+        "this long, its attempt not charged and its file kept, before the job fails",
     )
     queue_order: Literal["fair", "fifo"] = Field(
         "fair",
@@ -143,6 +200,14 @@ class Settings(BaseSettings):
         description="cap on the blob folder, least recently used sent videos go first; 0 = no cap",
     )
     metrics_port: int = Field(0, ge=0, le=65535, description="Prometheus `/metrics` and `/healthz`; 0 = off")
+    metrics_host: str = Field(
+        "0.0.0.0",  # noqa: S104 - scraped from outside the container by default
+        min_length=1,
+        description="the address `/metrics` and `/healthz` listen on: `127.0.0.1` keeps them on this machine",
+    )
+    health_stale_seconds: float = Field(
+        60.0, ge=2, le=3600, description="`/healthz` is 503 once no update came from Telegram this long"
+    )
     log_format: Literal["text", "json"] = Field(
         "text", description="`text` (key=value) or `json`, one line per event"
     )
@@ -157,29 +222,36 @@ class Settings(BaseSettings):
         None, description="secret token Telegram sends with each webhook request"
     )
     webhook_port: int = Field(8080, ge=1, le=65535, description="port the webhook server listens on")
+    env_file: str = Field(
+        DEFAULT_ENV_FILE,
+        description="a file of `VIDRELAY_*=value` lines (Compose's `.env`) read at start, from the working "
+        "directory; the environment wins over it; empty = none",
+    )
 
     @field_validator("allowed_chat_ids", "admin_user_ids", mode="before")
     @classmethod
     def _split_ids(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return tuple(int(part) for part in value.replace(" ", "").split(",") if part)
-        return value
+        return values.split_ids(value)
 
     @field_validator("ytdlp_cookies_file")
     @classmethod
     def _readable(cls, value: Path | None) -> Path | None:
         # The message names no path: the variable is enough to find it, and the path stays private.
-        if value is not None and not _is_readable_file(value):
+        if value is not None and not values.is_readable_file(value):
             raise ValueError("the cookies file is missing, not a file, or not readable")
         return value
 
     @field_validator("private_url_allowlist", mode="before")
     @classmethod
     def _split_host_ports(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            value = [part for part in value.replace(" ", "").split(",") if part]
-        if isinstance(value, list | tuple):
-            return tuple(_host_port(str(part)) for part in value)
+        return values.split_host_ports(value)
+
+    @field_validator("proxy")
+    @classmethod
+    def _http_proxy(cls, value: SecretStr | None) -> SecretStr | None:
+        # The message never repeats the value: it may hold the proxy's password.
+        if value is not None and not values.is_http_proxy(value.get_secret_value()):
+            raise ValueError("must be http://[user:password@]host:port (an HTTP proxy)")
         return value
 
     @field_validator("telegram_api_url")
@@ -190,9 +262,9 @@ class Settings(BaseSettings):
         return value.rstrip("/")
 
     @model_validator(mode="after")
-    def _postgres_needs_its_url(self) -> Settings:
-        if self.store == "postgres" and self.database_url is None:
-            raise ValueError("VIDRELAY_DATABASE_URL is required with VIDRELAY_STORE=postgres")
+    def _consistent(self) -> Settings:
+        if (problem := values.inconsistency(self, cloud_bot_api=CLOUD_BOT_API)) is not None:
+            raise ValueError(problem)
         return self
 
     @property
@@ -210,8 +282,18 @@ class Settings(BaseSettings):
         return self.store != "postgres"
 
     @property
+    def telegram_outage_seconds(self) -> float:
+        return self.telegram_outage_hours * 3600
+
+    @property
+    def store_sharing(self) -> Literal["alone", "shared"]:
+        """The container's Selector key: `single_process_store` as a word."""
+        return "alone" if self.single_process_store else "shared"
+
+    @property
     def database_dsn(self) -> str:
-        return "" if self.database_url is None else self.database_url.get_secret_value()
+        """VIDRELAY_DATABASE_URL, or the URL of its parts (empty: neither is set)."""
+        return values.dsn_of(self)
 
     @property
     def upload_limit_bytes(self) -> int:
@@ -242,10 +324,19 @@ class Settings(BaseSettings):
         return "on" if self.inline_cache_chat_id is not None else "off"
 
     @property
-    def egress_guard(self) -> Switch:
-        """The guard's proxy between the tools and the network; with the guard off it is not started
-        at all (nothing to check), so yt-dlp and ffmpeg connect directly."""
-        return "off" if self.allow_private_urls else "on"
+    def egress_guard(self) -> Literal["on", "direct", "off"]:
+        """The guard's proxy, or with the guard off none (nothing to check): "direct" to VIDRELAY_PROXY."""
+        if not self.allow_private_urls:
+            return "on"
+        return "direct" if self.proxy is not None else "off"
+
+    @property
+    def proxy_url(self) -> str | None:
+        return self.proxy.get_secret_value() if self.proxy is not None else None
+
+    @property
+    def cookies_configured(self) -> bool:
+        return self.ytdlp_cookies_file is not None
 
     @property
     def ytdlp_updates(self) -> Switch:
@@ -253,38 +344,12 @@ class Settings(BaseSettings):
 
     def masked(self) -> dict[str, str]:
         """Every effective setting as its environment variable, secrets masked."""
-        shown: dict[str, str] = {}
+        variables: dict[str, str] = {}
         for name, value in self.model_dump().items():
-            shown[PREFIX + name.upper()] = "(masked)" if name in _PRIVATE and value else _show(value)
-        return shown
-
-
-def _is_readable_file(path: Path) -> bool:
-    try:
-        with path.open("rb") as file:
-            file.read(1)
-    except OSError:
-        return False
-    return path.is_file()
-
-
-def _host_port(entry: str) -> str:
-    endpoint = Endpoint.parse(entry)
-    host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
-    return f"{host}:{endpoint.port}"
-
-
-def _show(value: object) -> str:
-    if isinstance(value, SecretStr):
-        secret = value.get_secret_value()
-        return f"{secret[:4]}…(masked)" if len(secret) > 8 else "(masked)"
-    if value is None:
-        return ""
-    if isinstance(value, tuple):
-        return ",".join(str(v) for v in value)
-    if isinstance(value, bool):
-        return str(value).lower()
-    return str(value)
+            variables[PREFIX + name.upper()] = (
+                "(masked)" if name in _PRIVATE and value else values.shown(value)
+            )
+        return variables
 
 
 class SettingsError(Exception):
@@ -292,11 +357,12 @@ class SettingsError(Exception):
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """The process's settings: its environment and its env file (`.env` unless VIDRELAY_ENV_FILE
+    says otherwise). A given `environ` is the whole environment: a file only if it names one."""
+    given = _variables(environ)
+    known = {k[len(PREFIX) :].lower(): v for k, v in given.items() if k in SETTING_VARIABLES}
     try:
-        if environ is None:
-            return Settings()
-        relevant = {k[len(PREFIX) :].lower(): v for k, v in environ.items() if k.startswith(PREFIX)}
-        return Settings.model_validate(relevant)
+        return Settings.model_validate(known)
     except ValidationError as error:
         first = error.errors()[0]
         if not first["loc"]:  # a rule across settings names its variables itself
@@ -305,3 +371,17 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         raise SettingsError(f"invalid {variable}: {first['msg']}") from None
     except ValueError as error:
         raise SettingsError(f"invalid configuration: {error}") from None
+
+
+SETTING_VARIABLES = frozenset(PREFIX + name.upper() for name in Settings.model_fields)
+
+
+def misspelt_settings(environ: Mapping[str, str] | None = None) -> list[str]:
+    """A line for each VIDRELAY_* name (of the environment or the env file) that is no setting."""
+    return unknown_variables(_variables(environ), SETTING_VARIABLES)
+
+
+def _variables(environ: Mapping[str, str] | None) -> dict[str, str]:
+    if environ is None:
+        return vidrelay_variables(os.environ)
+    return vidrelay_variables(environ, default_file="")

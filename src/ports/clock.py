@@ -10,6 +10,12 @@ class Clock(Protocol):
         """Seconds since the epoch (wall time, comparable across processes)."""
         ...
 
+    def monotonic(self) -> float:
+        """Seconds on a clock that never jumps (a wall clock set back or forward does not move
+        it), comparable only within this process: for how long something has lasted, and what
+        the sleeps of this clock measure."""
+        ...
+
     async def sleep(self, seconds: float) -> None:
         """Return after `seconds` of this clock's time; cancellable like asyncio.sleep."""
         ...

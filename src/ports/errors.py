@@ -18,3 +18,8 @@ class BlobFilesError(Exception):
 class StoreRefused(StoreError):
     """The store's data is not ours to touch (not a database, another program's, a newer schema):
     no retry can help, and nothing was changed."""
+
+
+class StoreDamaged(StoreRefused):
+    """The store's data is damaged (a corrupt page of an SQLite file): every call may fail the
+    same way, so nothing retries; the process stops and the operator restores a backup."""

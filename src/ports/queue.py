@@ -42,7 +42,24 @@ died or stalled. The next claim by any other worker first takes back all of that
 at once. Each becomes claimable and *suspect*. When the holder held two or more rows, none of them
 can be blamed for the death and each gets its attempt back; a row it held alone keeps the spent
 attempt (it may be what killed the process), so a poison row still runs out of attempts. A worker
-never takes back its own rows: it may still be running them.
+never takes back its own rows: it may still be running them. A store that many processes share
+may learn of a death sooner, from its own side (every session of the holder's process ended and
+stayed gone for a short grace): its rows then come back at once by the same rule, while a holder
+the store still sees keeps its rows until its leases end.
+
+Clocks. Two clocks meet here, each deciding one thing. Whose a row is — every lease's end, and
+whether it has ended — is the store's clock: `claim`, `claim_exhausted` and `renew` hold a row for
+`lease_seconds` from the store's own now, and every judgement of an ended lease (a dead holder,
+an orphan) reads that clock, never a caller's `now`. A store that machines share uses the
+database server's clock; one store on one host uses that host's. So a worker whose clock runs
+ahead or behind can neither take a live lease nor keep an expired one, and `Job.lease_until` is
+store time. When a row is due is the callers' clock: `available_at` is written from a caller's
+reading (enqueue, retry_later, release) and compared with the claiming caller's `now`; tests
+drive it through the Clock port, and a backoff survives a restart. A caller whose clock is off
+by s seconds takes a due-later row s seconds early or late — never twice, never lost. The memory
+store, inside one process, has no clock but that process's: it takes the callers' `now` for both.
+`next_wakeup` answers on the caller's clock: a lease end is moved by the difference between the
+caller's `now` and the store's.
 
 Suspects run alone. `claim` hands a suspect only to a worker that holds nothing else, and hands
 nothing to a worker that holds a suspect. When the first claimable row is a suspect and the worker

@@ -10,6 +10,8 @@ from ports.blobs import BlobIndex
 from ports.caches import HandledUrls, InfoCache
 from ports.cancels import JobCancels
 from ports.chat_settings import ChatSettingsStore
+from ports.held_back import HeldBackJobs
+from ports.inbox import UpdateInbox
 from ports.pending import PendingStore
 from ports.queue import JobQueue
 from ports.queue_view import QueueView
@@ -28,6 +30,8 @@ class Store(
     HandledUrls,
     InstallSecrets,
     ChatSettingsStore,
+    UpdateInbox,
+    HeldBackJobs,
     Protocol,
 ):
     async def close(self) -> None: ...

@@ -41,3 +41,20 @@ class ApiEvents(Protocol):
     def flood_wait(self, seconds: float) -> None:
         """The chat service asked to wait `seconds` before the next call (Telegram's 429)."""
         ...
+
+
+class RefusalEvents(Protocol):
+    def site_refused(self, verdict: str, site: str) -> None:
+        """`site` refused the server a video and said why (`verdict`: a bot check, an age gate…)."""
+        ...
+
+
+class UpdateEvents(Protocol):
+    def updates_received(self) -> None:
+        """The chat service handed over updates (a getUpdates answered, even empty; a webhook
+        request taken), or said none are waiting for a webhook."""
+        ...
+
+    def updates_failed(self, reason: str) -> None:
+        """Asking for updates failed (a refused or unanswered getUpdates), or updates are stuck."""
+        ...

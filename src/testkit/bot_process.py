@@ -43,6 +43,7 @@ def bot_environment(
             "VIDRELAY_RETRY_BASE_SECONDS": "0.2",
             "VIDRELAY_YTDLP_TIMEOUT_SECONDS": "60",
             "VIDRELAY_SHUTDOWN_GRACE_SECONDS": "30",
+            "VIDRELAY_ENV_FILE": "",  # a developer's .env in the working directory stays out
             "PYTHONUNBUFFERED": "1",
         }
     )
@@ -53,11 +54,15 @@ def bot_environment(
 class BotProcess:
     """`vidrelay run` in its own process; its log goes to `log_path`."""
 
-    def __init__(self, env: Mapping[str, str], log_path: Path, *, role: str = "all") -> None:
+    def __init__(
+        self, env: Mapping[str, str], log_path: Path, *, role: str = "all", webhook: bool = False
+    ) -> None:
         self._env = dict(env)
         self.log_path = log_path
         self.role = role
         """`vidrelay run --role ROLE`: all, ingest or worker."""
+        self.webhook = webhook
+        """`vidrelay run --webhook`: updates come by webhook (VIDRELAY_WEBHOOK_* in `env`)."""
         self._process: asyncio.subprocess.Process | None = None
 
     @property
@@ -79,6 +84,7 @@ class BotProcess:
                 "run",
                 "--role",
                 self.role,
+                *(["--webhook"] if self.webhook else []),
                 env=self._env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=log,
@@ -86,11 +92,12 @@ class BotProcess:
             )
 
     async def start(self, api: FakeBotApi) -> None:
-        """Start and wait until the bot long-polls the fake API."""
+        """Start and wait until the bot long-polls the fake API (or set its webhook)."""
         await self.spawn()
         assert self._process is not None
         # The fake API only wakes its waiters on API traffic, so the exit is watched on its own.
-        polling = asyncio.ensure_future(api.wait_for(lambda: api.polling, timeout=_START_TIMEOUT_SECONDS))
+        receiving = (lambda: api.webhook is not None) if self.webhook else (lambda: api.polling)
+        polling = asyncio.ensure_future(api.wait_for(receiving, timeout=_START_TIMEOUT_SECONDS))
         exited = asyncio.ensure_future(self._process.wait())
         await asyncio.wait({polling, exited}, return_when=asyncio.FIRST_COMPLETED)
         for task in (polling, exited):
@@ -99,6 +106,20 @@ class BotProcess:
             raise RuntimeError(f"the bot exited at start; its log:\n{self.log()}")
         if polling.cancelled() or polling.exception() is not None:
             raise RuntimeError(f"the bot did not start polling; its log:\n{self.log()}")
+
+    def pause(self) -> None:
+        """SIGSTOP: the process stands still (its children run on), as when its machine froze."""
+        assert self._process is not None
+        self._process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self._process is not None
+        self._process.send_signal(signal.SIGCONT)
+
+    @property
+    def agent(self) -> str:
+        """How the process names itself in each Bot API call it makes (a CallRecord's `client`)."""
+        return f"vidrelay (pid {self.pid})"
 
     async def kill(self) -> int:
         """SIGKILL: no handler runs, nothing is flushed — a crash."""

@@ -20,9 +20,11 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Protocol
 from urllib.parse import quote
 
 SUPERUSER = "postgres"
@@ -40,6 +42,18 @@ class PostgresUnavailable(RuntimeError):
     """No Docker engine answered and no PostgreSQL server binaries were found."""
 
 
+class ServerControl(Protocol):
+    """Stopping and starting the running server, for the tests and benchmarks of its outages."""
+
+    def stop(self) -> None:
+        """Like `pg_ctl stop -m fast`: every session is ended, the server is down until `start`."""
+        ...
+
+    def start(self) -> None:
+        """Back up, on the same address, accepting connections when this returns."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class PostgresServer:
     host: str
@@ -48,9 +62,16 @@ class PostgresServer:
     password: str
     how: str
     """"docker" or "local <bindir>": said in test and bench output."""
+    control: ServerControl | None = field(default=None, compare=False, repr=False)
 
     def dsn(self, database: str = "postgres") -> str:
         return f"postgresql://{self.user}:{quote(self.password, safe='')}@{self.host}:{self.port}/{database}"
+
+    def restart(self) -> None:
+        """`pg_ctl restart -m fast`: every session ends, and the server is back when this returns."""
+        assert self.control is not None, "this server cannot be restarted"
+        self.control.stop()
+        self.control.start()
 
 
 @contextlib.contextmanager
@@ -115,7 +136,23 @@ def _container(settings: Mapping[str, str]) -> Iterator[PostgresServer]:
     with container:
         host = container.get_container_host_ip()
         port = int(container.get_exposed_port(5432))
-        yield PostgresServer(host, port, SUPERUSER, password, "docker")
+        yield PostgresServer(host, port, SUPERUSER, password, "docker", _ContainerControl(container))
+
+
+@dataclass(frozen=True, slots=True)
+class _ContainerControl:
+    container: Any
+
+    def stop(self) -> None:
+        self.container.get_wrapped_container().stop(timeout=30)
+
+    def start(self) -> None:
+        self.container.get_wrapped_container().start()
+        deadline = time.monotonic() + _START_TIMEOUT_SECONDS
+        while self.container.exec(["pg_isready", "-U", SUPERUSER]).exit_code != 0:
+            if time.monotonic() > deadline:
+                raise PostgresUnavailable("the PostgreSQL container did not come back up")
+            time.sleep(0.2)
 
 
 @contextlib.contextmanager
@@ -128,8 +165,9 @@ def _local_cluster(bindir: Path, settings: Mapping[str, str]) -> Iterator[Postgr
         port = _start(runner, bindir, folder, settings)
         stop = [str(bindir / "pg_ctl"), "stop", "-D", str(folder / "data"), "-m", "immediate", "-w"]
         watchdog = _watchdog(runner, stop, folder)
+        control = _ClusterControl(runner, bindir, folder)
         try:
-            yield PostgresServer("127.0.0.1", port, SUPERUSER, password, f"local {bindir}")
+            yield PostgresServer("127.0.0.1", port, SUPERUSER, password, f"local {bindir}", control)
         finally:
             runner.run(stop)
             watchdog.kill()
@@ -159,6 +197,24 @@ def _watchdog(runner: _Runner, stop: list[str], folder: Path) -> subprocess.Pope
         return subprocess.Popen(argv, start_new_session=True, stdin=subprocess.DEVNULL, pass_fds=(parent,))
     finally:
         os.close(parent)
+
+
+@dataclass(frozen=True, slots=True)
+class _ClusterControl:
+    runner: _Runner
+    bindir: Path
+    folder: Path
+
+    def stop(self) -> None:
+        self._pg_ctl("stop", "-m", "fast")
+
+    def start(self) -> None:
+        self._pg_ctl("start", "-l", str(self.folder / "log"), "-t", str(_START_TIMEOUT_SECONDS))
+
+    def _pg_ctl(self, *argv: str) -> None:
+        self.runner.run(
+            [str(self.bindir / "pg_ctl"), *argv, "-D", str(self.folder / "data"), "-w"], check=True
+        )
 
 
 @dataclass(frozen=True, slots=True)

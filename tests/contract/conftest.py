@@ -5,6 +5,10 @@ name to STORES and every test in this folder runs against it too. Abilities a st
 (fault injection needs a database; nothing in memory can be corrupted) are None in its kit, and
 the tests that need them skip with the reason. Faults are caused from outside, the way they
 happen: a second real connection to the same database changes its schema or its rows.
+
+The SQL stores judge leases by their own clock (ports/queue.py): their kits pin it, and the
+`store` fixture keeps it at every `now` a test passes (clocks in agreement). A test of a skewed
+caller takes `kit.store` and sets `kit.clock` itself.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from adapters.postgres import PostgresStore
 from adapters.sqlite import SqliteStore
 from adapters.system.clock import SystemClock
 from ports.store import Store
+from tests.support.store_clock import PostgresClock, SqliteClock, Synced
 
 NOW = 1_700_000_000.0
 STORES = ["memory", "sqlite", "postgres"]
@@ -40,6 +45,8 @@ class StoreKit:
     store: Store
     fail_inserts_into: FailInserts | None = None
     corrupt_info: CorruptInfo | None = None
+    clock: SqliteClock | PostgresClock | None = None
+    """The store's own clock (None: the memory store has only its callers')."""
 
 
 @pytest.fixture
@@ -52,7 +59,8 @@ async def memory_kit() -> AsyncIterator[StoreKit]:
 @pytest.fixture
 async def sqlite_kit(tmp_path: Path) -> AsyncIterator[StoreKit]:
     path = tmp_path / "vidrelay.db"
-    store = await SqliteStore.open(path)
+    clock = SqliteClock(NOW)
+    store = await SqliteStore.open(path, connection_class=clock.connection_class)
 
     async def from_another_connection(sql: str, parameters: tuple[object, ...] = ()) -> None:
         def run() -> None:
@@ -72,13 +80,15 @@ async def sqlite_kit(tmp_path: Path) -> AsyncIterator[StoreKit]:
     async def corrupt_info(url: str, raw: str) -> None:
         await from_another_connection("UPDATE video_info SET entries = ? WHERE url = ?", (raw, url))
 
-    yield StoreKit("sqlite", store, fail_inserts_into, corrupt_info)
+    yield StoreKit("sqlite", store, fail_inserts_into, corrupt_info, clock)
     await store.close()
 
 
 @pytest.fixture
 async def postgres_kit(pg_migrated_dsn: str) -> AsyncIterator[StoreKit]:
     pg_dsn = pg_migrated_dsn
+    clock = PostgresClock(pg_dsn)
+    await clock.set(NOW)
     store = await PostgresStore.open(pg_dsn, node="contract-node", clock=SystemClock())
 
     async def from_another_connection(sql: str, *parameters: object) -> None:
@@ -103,7 +113,7 @@ async def postgres_kit(pg_migrated_dsn: str) -> AsyncIterator[StoreKit]:
     async def corrupt_info(url: str, raw: str) -> None:
         await from_another_connection("UPDATE video_info SET entries = $1 WHERE url = $2", raw, url)
 
-    yield StoreKit("postgres", store, fail_inserts_into, corrupt_info)
+    yield StoreKit("postgres", store, fail_inserts_into, corrupt_info, clock)
     await store.close()
 
 
@@ -115,7 +125,10 @@ def kit(request: pytest.FixtureRequest) -> StoreKit:
 
 @pytest.fixture
 def store(kit: StoreKit) -> Store:
-    return kit.store
+    if kit.clock is None:
+        return kit.store
+    synced: Store = Synced(kit.store, kit.clock.set)  # type: ignore[assignment]
+    return synced
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import aiohttp
 import pytest
 import pytest_asyncio
 
@@ -49,6 +50,11 @@ async def until_logged(bot: BotProcess, text: str) -> None:
         await asyncio.sleep(0.1)
 
 
+async def get(url: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as session, session.get(url) as response:
+        return response.status, await response.text()
+
+
 def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -59,6 +65,8 @@ class Stack:
     site: VideoServer
     root: Path
     bot: BotProcess
+    webhook: bool = False
+    """The bot receives updates by webhook (`run --webhook`), which the test posts itself."""
 
     def new_bot(self, **env: str) -> BotProcess:
         """Another bot process on the same data folder (a restart), with these settings changed."""
@@ -66,6 +74,7 @@ class Stack:
         self.bot = BotProcess(
             bot_environment(self.api, self.root / "data", sites=[self.site], **env),
             self.root / f"bot-{n}.log",
+            webhook=self.webhook,
         )
         return self.bot
 
@@ -111,12 +120,14 @@ class Stack:
         return await self.api.wait_for(finished, timeout=timeout)
 
 
-async def _stack(root: Path, flood_limits: FloodLimits | None = None, **env: str) -> AsyncIterator[Stack]:
+async def _stack(
+    root: Path, flood_limits: FloodLimits | None = None, *, webhook: bool = False, **env: str
+) -> AsyncIterator[Stack]:
     async with (
         VideoServer(CLIPS_DIR) as site,
         FakeBotApi(keep_uploads=root / "uploads", flood_limits=flood_limits) as api,
     ):
-        stack = Stack(api, site, root, BotProcess({}, root / "unused.log"))
+        stack = Stack(api, site, root, BotProcess({}, root / "unused.log"), webhook)
         await stack.new_bot(**env).start(api)
         try:
             yield stack

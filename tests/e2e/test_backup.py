@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import sqlite3
+import stat
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -127,3 +129,33 @@ async def test_one_run_per_data_folder_and_restore_only_once_the_bot_stopped(fre
     await fresh.new_bot(VIDRELAY_JOB_CONCURRENCY="1").start(fresh.api)  # on the restored store
     await delivered(fresh, "/e2e/restore/restarted.mp4")
     assert [v.chat_id for v in fresh.api.videos()][:1] == [first]
+
+
+async def test_backups_into_a_folder_are_dated_files_only_the_owner_reads_and_restore_keeps_it_so(
+    fresh: Stack,
+) -> None:
+    data = fresh.root / "data"
+    env = fresh.bot._env
+    await delivered(fresh, "/e2e/backup-folder/one.mp4")
+    folder = fresh.root / "backups" / "nightly"  # neither exists yet
+
+    made = [await vidrelay("backup", f"{folder}/", env=env) for _ in range(2)]
+    assert [ran.code for ran in made] == [0, 0], [ran.stderr for ran in made]
+    files = sorted(folder.iterdir())
+    assert len(files) == 2  # the second run kept the first one
+    for file in files:
+        assert re.fullmatch(r"vidrelay-\d{8}-\d{6}(-\d+)?\.db", file.name), file.name
+        assert stat.S_IMODE(file.stat().st_mode) == 0o600  # it holds the install's signing secret
+    assert {ran.lines[0].split(" to ")[1].split(" (")[0] for ran in made} == {str(f) for f in files}
+
+    nowhere = fresh.root / "no-such-folder" / "copy.db"
+    refused = await vidrelay("backup", str(nowhere), env=env)
+    assert refused.code == 1
+    assert refused.stderr.splitlines() == [
+        f"vidrelay: cannot write the backup {nowhere}: the folder {nowhere.parent} does not exist"
+    ]
+
+    assert await fresh.bot.terminate() == 0
+    restored = await vidrelay("restore", str(files[0]), env=env)
+    assert restored.code == 0, restored.stderr
+    assert stat.S_IMODE((data / "vidrelay.db").stat().st_mode) == 0o600

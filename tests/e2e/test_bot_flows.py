@@ -244,6 +244,43 @@ async def test_status_answers_admins_only(shared: Stack) -> None:
     assert [m for m in shared.api.messages(outsider.id) if m.reply_to == ignored] == []
 
 
+async def test_verbose_streams_ytdlp_output_for_admins_and_is_a_plain_link_for_everyone_else(
+    shared: Stack,
+) -> None:
+    outsider = new_user()
+    theirs = clip_route(shared, "/e2e/verbose/outsider.mp4")
+    asked = shared.api.send_text(Chat.private(outsider), outsider, f"/verbose {theirs}")
+    admins = clip_route(shared, "/e2e/verbose/admin.mp4")
+    admin_asked = shared.api.send_text(Chat.private(ADMIN), ADMIN, f"/verbose {admins}")
+
+    video = await shared.video_reply(outsider.id, asked)  # the normal flow, video and all
+    assert video.sha256 == sha256_of(shared.site.clip("short"))
+    log = await shared.log_until(outsider.id, asked, lambda t: "✅ Sent" in t)
+    assert not any("[debug]" in (text or "") for text in log.texts)  # no server details for them
+    await shared.video_reply(ADMIN.id, admin_asked)
+
+    def shows_output() -> bool:
+        log = shared.log_message(ADMIN.id, admin_asked)
+        return log is not None and any("[debug]" in (text or "") for text in log.texts)
+
+    assert await shared.api.wait_for(shows_output, timeout=WAIT_SECONDS)
+
+
+async def test_id_tells_a_user_their_id_and_the_chats_in_private_and_in_groups(shared: Stack) -> None:
+    user, group = new_user(), new_group()
+    asked = shared.api.send_text(Chat.private(user), user, "/id")
+    in_group = shared.api.send_text(group, user, "/id")
+
+    def reply_to(chat_id: int, message_id: int) -> str | None:
+        found = [m for m in shared.api.messages(chat_id) if m.reply_to == message_id]
+        return found[0].text if found else None
+
+    private = await shared.api.wait_for(lambda: reply_to(user.id, asked), timeout=WAIT_SECONDS)
+    grouped = await shared.api.wait_for(lambda: reply_to(group.id, in_group), timeout=WAIT_SECONDS)
+    assert private == f"Your user id: {user.id}\nThis chat's id: {user.id}"
+    assert grouped == f"Your user id: {user.id}\nThis chat's id: {group.id}"
+
+
 async def test_editing_a_private_message_runs_only_the_new_link(shared: Stack) -> None:
     user = new_user()
     chat = Chat.private(user)

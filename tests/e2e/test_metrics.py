@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 from pathlib import Path
 
@@ -13,15 +14,10 @@ from testkit.bot_process import BotProcess, bot_environment
 from testkit.loopback import free_port
 from testkit.telegram import Chat, FakeBotApi
 from testkit.video_site import Body, FailThen, Trickle, VideoServer
-from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_user
+from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, get, new_user
 from tests.support.prometheus_text import values
 
 pytestmark = pytest.mark.slow
-
-
-async def get(url: str) -> tuple[int, str]:
-    async with aiohttp.ClientSession() as session, session.get(url) as response:
-        return response.status, await response.text()
 
 
 async def until_status(url: str, status: int) -> str:
@@ -83,8 +79,8 @@ async def test_metrics_move_as_the_bot_delivers_and_healthz_follows_its_life(tmp
             assert seen["vidrelay_telegram_retry_after_seconds_count"] == 1
             assert seen["vidrelay_telegram_retry_after_seconds_sum"] == 1
             assert seen["vidrelay_queue_depth"] == 0
-            assert seen["vidrelay_jobs_failed"] == 1
-            assert seen["vidrelay_workers_live"] == seen["vidrelay_workers"] == 2
+            assert seen["vidrelay_dead_letters"] == 1
+            assert seen["vidrelay_workers_live"] == seen["vidrelay_workers_configured"] == 2
             [version] = [k for k in seen if k.startswith("vidrelay_ytdlp_info{")]
             assert 'version="unknown"' not in version
 
@@ -102,3 +98,52 @@ async def test_metrics_move_as_the_bot_delivers_and_healthz_follows_its_life(tmp
                 await get(f"{base}/healthz")
         finally:
             await bot.close()
+
+
+def listening_addresses(port: int) -> set[str]:
+    """The local addresses a socket listens on with this port, from /proc/net/tcp (LISTEN = 0A)."""
+    found = set()
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        local, state = line.split()[1], line.split()[3]
+        address, hex_port = local.split(":")
+        if int(hex_port, 16) == port and state == "0A":
+            found.add(".".join(str(b) for b in reversed(bytes.fromhex(address))))
+    return found
+
+
+async def test_the_metrics_listen_on_the_address_the_operator_chose(tmp_path: Path) -> None:
+    port = free_port()
+    async with FakeBotApi() as api:
+        env = bot_environment(
+            api, tmp_path / "data", VIDRELAY_METRICS_PORT=str(port), VIDRELAY_METRICS_HOST="127.0.0.1"
+        )
+        bot = BotProcess(env, tmp_path / "bot.log")
+        try:
+            await bot.start(api)
+            assert await get(f"http://127.0.0.1:{port}/healthz") == (200, "ok\n")
+            assert listening_addresses(port) == {"127.0.0.1"}
+            _, text = await get(f"http://127.0.0.1:{port}/metrics")
+        finally:
+            await bot.close()
+    seen = values(text)
+    assert seen["process_resident_memory_bytes"] > 0
+    assert any(name.startswith("vidrelay_build_info{") for name in seen)
+    assert seen["vidrelay_workers_configured"] == 3
+
+
+async def test_a_metrics_port_in_use_exits_2_with_one_line(tmp_path: Path) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        async with FakeBotApi() as api:
+            env = bot_environment(
+                api, tmp_path / "data", VIDRELAY_METRICS_PORT=str(port), VIDRELAY_METRICS_HOST="127.0.0.1"
+            )
+            bot = BotProcess(env, tmp_path / "bot.log")
+            await bot.spawn()
+            assert await bot.wait(timeout=WAIT_SECONDS) == 2
+    assert bot.log().splitlines() == [
+        f"vidrelay: cannot listen on 127.0.0.1:{port} for /metrics and /healthz (VIDRELAY_METRICS_PORT):"
+        " Address already in use"
+    ]

@@ -2,8 +2,9 @@
 (each on its own data folder), the fake Bot API and the local video site.
 
 Each link is delivered exactly once, whichever worker takes it; a worker killed while it holds a
-stalled download is replaced by the other once its short lease ends; a second ingest, or a
-database that cannot be reached, refuses the start with one line.
+stalled download is replaced by the other within seconds, once its sessions are seen gone (its
+lease, at the default 30 s, is only the fallback); a second ingest, or a database that cannot be
+reached, refuses the start with one line.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import asyncpg
@@ -23,55 +23,31 @@ from testkit.telegram import Chat, FakeBotApi
 from testkit.video_site import VideoServer
 from testkit.video_site.behaviours import Body, Stall
 from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_user, sha256_of
+from tests.e2e.deployment import Deployment
+from tests.e2e.deployment import deployment as deployed
 
 pytestmark = pytest.mark.slow
-
-LEASE_SECONDS = 4
-"""Short, so a killed worker's job comes back within the test; renewed every third of it, so a
-live worker keeps its jobs through a busy second."""
-
-
-@dataclass
-class Deployment:
-    api: FakeBotApi
-    site: VideoServer
-    dsn: str
-    ingest: BotProcess
-    workers: list[BotProcess]
 
 
 @pytest.fixture
 async def deployment(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Deployment]:
-    async with VideoServer(CLIPS_DIR) as site, FakeBotApi() as api:
-
-        def process(role: str, name: str) -> BotProcess:
-            env = bot_environment(
-                api,
-                tmp_path / name,
-                VIDRELAY_STORE="postgres",
-                VIDRELAY_DATABASE_URL=pg_dsn,
-                VIDRELAY_LEASE_SECONDS=str(LEASE_SECONDS),
-            )
-            return BotProcess(env, tmp_path / f"{name}.log", role=role)
-
-        ingest = process("ingest", "ingest")
-        workers = [process("worker", f"worker-{n}") for n in range(2)]
-        made = Deployment(api, site, pg_dsn, ingest, workers)
-        try:
-            await ingest.start(api)
-            for worker in workers:
-                await worker.spawn()
-            yield made
-        finally:
-            for bot in (ingest, *workers):
-                await bot.close()
-            _print_logs(tmp_path)
+    async with (
+        VideoServer(CLIPS_DIR) as site,
+        FakeBotApi() as api,
+        deployed(pg_dsn, tmp_path, site, api) as made,
+    ):
+        yield made
 
 
-def _print_logs(folder: Path) -> None:
-    """Shown by pytest only when a test failed: what each process said."""
-    for log in sorted(folder.glob("*.log")):
-        print(f"==== {log.name}\n{log.read_text(errors='replace')[-6000:]}")
+@pytest.fixture
+async def long_leases(pg_dsn: str, tmp_path: Path) -> AsyncIterator[Deployment]:
+    """The deployment at the default lease (30 s), so that what comes back sooner did not wait for it."""
+    async with (
+        VideoServer(CLIPS_DIR) as site,
+        FakeBotApi() as api,
+        deployed(pg_dsn, tmp_path, site, api, VIDRELAY_LEASE_SECONDS="30") as made,
+    ):
+        yield made
 
 
 async def test_eight_links_from_eight_chats_are_each_delivered_exactly_once(deployment: Deployment) -> None:
@@ -95,9 +71,32 @@ async def test_eight_links_from_eight_chats_are_each_delivered_exactly_once(depl
     assert all(w.running for w in deployment.workers)
 
 
+async def test_each_link_has_exactly_one_status_message_from_ingest_to_worker(deployment: Deployment) -> None:
+    """The ingest posts the link's log message; the worker, another process, carries on in it."""
+    api, site = deployment.api, deployment.site
+    clip = site.clip("short")
+    sent = []
+    for n in range(4):
+        user = new_user()
+        site.set_route(f"/status/{n}.mp4", Body(clip.read_bytes(), "video/mp4"))
+        sent.append((user, api.send_text(Chat.private(user), user, site.url(f"/status/{n}.mp4"))))
+
+    for user, message in sent:
+        await api.wait_for(
+            lambda u=user, m=message: next((v for v in api.videos(u.id) if v.reply_to == m), None),
+            timeout=WAIT_SECONDS,
+        )
+    for user, message in sent:
+        logs = [m for m in api.messages(user.id) if m.reply_to == message and m.video is None]
+        assert len(logs) == 1, [m.text for m in logs]  # one status message per link
+        [log] = logs
+        await api.wait_for(lambda u=user, i=log.message_id: "✅" in (api.message(u.id, i).text or ""))
+
+
 async def test_sigkill_of_the_worker_holding_a_stalled_download_lets_the_other_deliver_it(
-    deployment: Deployment,
+    long_leases: Deployment,
 ) -> None:
+    deployment = long_leases
     api, site = deployment.api, deployment.site
     clip = site.clip("short")
     path = "/scale/stalled.mp4"
@@ -109,12 +108,15 @@ async def test_sigkill_of_the_worker_holding_a_stalled_download_lets_the_other_d
     site.set_route(path, Body(clip.read_bytes(), "video/mp4"))  # for whoever asks next
     assert api.videos(user.id) == []
     await holder.kill()
+    killed_at = time.monotonic()
 
     video = await api.wait_for(
         lambda: next((v for v in api.videos(user.id) if v.reply_to == message), None), timeout=WAIT_SECONDS
     )
+    print(f"delivered by the other worker {time.monotonic() - killed_at:.1f} s after the SIGKILL")
     assert video.sha256 == sha256_of(clip)
     [other] = [w for w in deployment.workers if w is not holder]
+    assert "came back from a worker whose sessions ended" in other.log()  # not by the lease's end
     assert other.running
     assert not holder.running  # so the video came from the other worker
     assert await _until_downloads_settled(deployment.dsn) == (0, 0)
@@ -123,23 +125,29 @@ async def test_sigkill_of_the_worker_holding_a_stalled_download_lets_the_other_d
 
 async def _holder_of_the_download(deployment: Deployment, path: str) -> BotProcess:
     """The worker whose claim holds the download of `path`, once the site is stalling it."""
+    pid = await holder_pid(deployment, path)
+    [worker] = [w for w in deployment.workers if w.pid == pid]
+    return worker
+
+
+async def holder_pid(deployment: Deployment, path: str, *, downloading: bool = True, not_pid: int = 0) -> int:
+    """The pid of the process whose claim holds `path`'s job (a worker id is host:pid:random),
+    once the site is serving it (`downloading`), and once it is not `not_pid`'s."""
     deadline = time.monotonic() + WAIT_SECONDS
     connection = await asyncpg.connect(deployment.dsn)
     try:
         while True:
-            stalled = any(r.path == path and r.finished is None for r in deployment.site.requests)
+            served = any(r.path == path and r.finished is None for r in deployment.site.requests)
             holder = await connection.fetchval(
                 "SELECT claimed_by FROM jobs WHERE claimed_by IS NOT NULL AND payload LIKE $1", f"%{path}%"
             )
-            if stalled and holder is not None:
-                break
-            assert time.monotonic() < deadline, "the stalled download was never claimed"
+            pid = int(holder.split(":")[1]) if holder is not None else 0
+            if pid and pid != not_pid and (served or not downloading):
+                return pid
+            assert time.monotonic() < deadline, f"{path}'s job was never held so"
             await asyncio.sleep(0.05)
     finally:
         await connection.close()
-    pid = int(holder.split(":")[1])  # a worker id is host:pid:random
-    [worker] = [w for w in deployment.workers if w.pid == pid]
-    return worker
 
 
 async def _until_downloads_settled(dsn: str) -> tuple[int, int]:

@@ -1,5 +1,6 @@
-"""The bot as a real process when its SQLite file is locked or not a database at all: an
-accepted link is never silently lost, and a start that cannot be safe says why in one line.
+"""The bot as a real process when its SQLite file is locked or not a database at all: a link that
+arrives meanwhile is not confirmed to Telegram until the store kept it, so it is never lost and
+nobody is asked to send it again, and a start that cannot be safe says why in one line.
 (A second bot on a data folder in use: tests/e2e/test_backup.py.)"""
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from testkit.telegram import Chat, FakeBotApi, User
 from testkit.video_site import Trickle, VideoServer
 from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, Stack, _stack, new_user, sha256_of, until_logged
 from tests.e2e.test_bot_lifecycle import download_in_flight
+from tests.support.damage import filled_and_closed, scribble_table_pages
 
 pytestmark = pytest.mark.slow
 
@@ -69,7 +71,7 @@ async def health_becomes(port: int, status: int, within: float) -> None:
 async def busy(tmp_path: Path) -> AsyncIterator[tuple[Stack, int]]:
     """A bot with three workers and its health endpoint on."""
     port = free_port()
-    async for stack in _stack(tmp_path, VIDRELAY_METRICS_PORT=str(port), VIDRELAY_INTAKE_RETRY_SECONDS="60"):
+    async for stack in _stack(tmp_path, VIDRELAY_METRICS_PORT=str(port)):
         yield stack, port
 
 
@@ -90,9 +92,10 @@ async def test_links_that_arrive_while_the_file_is_locked_are_delivered_after_th
     await lock.hold()
     try:
         posted = post_from_three_chats(stack, "short")
-        await stack.api.wait_for(lambda: stack.api.pending_updates == 0, timeout=WAIT_SECONDS)
+        await until_handed_out(stack, posted)
         await health_becomes(port, 503, within=LOCK_SECONDS)  # the store refuses writes: /healthz says so
         await asyncio.sleep(HELD_AFTER_REFUSAL_SECONDS)  # the fault itself, not a wait for an outcome
+        assert stack.api.pending_updates == 3  # handed out, never confirmed: Telegram still has them
     finally:
         await lock.release()
 
@@ -105,9 +108,26 @@ async def test_links_that_arrive_while_the_file_is_locked_are_delivered_after_th
         assert texts.send_again_later() not in [m.text for m in stack.api.messages(user.id)]
 
 
+async def until_handed_out(stack: Stack, posted: list[tuple[User, int]]) -> None:
+    """Until a getUpdates answer handed out every posted message (the bot has them in hand)."""
+
+    def handed_out() -> set[tuple[int, int]]:
+        return {
+            (u["message"]["chat"]["id"], u["message"]["message_id"])
+            for call in stack.api.calls_of("getUpdates")
+            if isinstance(call.result, list)
+            for u in call.result
+            if "message" in u
+        }
+
+    await stack.api.wait_for(
+        lambda: {(user.id, message_id) for user, message_id in posted} <= handed_out(), timeout=WAIT_SECONDS
+    )
+
+
 @pytest_asyncio.fixture
 async def impatient(tmp_path: Path) -> AsyncIterator[Stack]:
-    """A bot whose intake gives a refused link only a few seconds (the default is a minute)."""
+    """A bot whose inbox gives an update's refused work only a few seconds (the default is an hour)."""
     async for stack in _stack(tmp_path, VIDRELAY_INTAKE_RETRY_SECONDS="3"):
         yield stack
 
@@ -119,38 +139,28 @@ def jobs_mentioning(data_dir: Path, needle: str) -> int:
         return int(queued) + int(failed.fetchone()[0])
 
 
-async def test_links_held_past_the_intake_budget_are_asked_for_again_and_never_delivered_twice(
+async def test_a_lock_that_outlasts_the_intake_budget_costs_no_link_and_asks_nobody_again(
     impatient: Stack,
 ) -> None:
+    """The budget is for work the store refused after it kept the update; an update it never kept
+    was never confirmed, so it waits with Telegram however long the lock holds."""
     stack = impatient
     lock = FileLock(stack.root / "data" / "vidrelay.db")
     await lock.hold()
     try:
         posted = post_from_three_chats(stack, "short")
-
-        def asked_again(user: User, message_id: int) -> bool:
-            return any(
-                m.reply_to == message_id and m.text == texts.send_again_later()
-                for m in stack.api.messages(user.id)
-            )
-
-        await stack.api.wait_for(lambda: all(asked_again(u, m) for u, m in posted), timeout=WAIT_SECONDS)
+        await until_handed_out(stack, posted)
+        await until_logged(stack.bot, "not kept, so not confirmed to Telegram")
+        await asyncio.sleep(HELD_AFTER_REFUSAL_SECONDS)  # the fault itself, past the 3 s budget
     finally:
         await lock.release()
 
-    for user, _ in posted:  # given up means not queued: nothing of it can be delivered later
-        assert jobs_mentioning(stack.root / "data", f"user={user.id}") == 0
-    again = [
-        (
-            user,
-            stack.api.send_text(Chat.private(user), user, stack.site.url(f"/clips/short.mp4?user={user.id}")),
-        )
-        for user, _ in posted
-    ]
-    for user, message_id in again:
-        await stack.video_reply(user.id, message_id, timeout=WAIT_SECONDS)
+    for user, message_id in posted:
+        video = await stack.video_reply(user.id, message_id, timeout=WAIT_SECONDS)
+        assert video.sha256 == sha256_of(stack.site.clip("short"))
     for user, _ in posted:
         assert len(stack.api.videos(user.id)) == 1
+        assert texts.send_again_later() not in [m.text for m in stack.api.messages(user.id)]
 
 
 async def test_a_store_file_of_random_bytes_refuses_the_start_with_one_line_and_is_left_intact(
@@ -173,9 +183,30 @@ async def test_a_store_file_of_random_bytes_refuses_the_start_with_one_line_and_
     assert not (data / "vidrelay.db-journal").exists()
 
 
+async def test_a_store_file_with_scribbled_table_pages_refuses_the_start_with_one_line_and_is_left_intact(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    store = data / "vidrelay.db"
+    await filled_and_closed(store)
+    scribble_table_pages(store)
+    before = hashlib.sha256(store.read_bytes()).hexdigest()
+    async with VideoServer(CLIPS_DIR) as site, FakeBotApi() as api:
+        bot = BotProcess(bot_environment(api, data, sites=[site]), tmp_path / "bot.log")
+        await bot.spawn()
+        assert await bot.wait(timeout=60) == 2
+
+    [line] = bot.log().splitlines()
+    assert line.startswith(f"vidrelay: {store} is damaged (")
+    assert line.endswith("): restore a backup (vidrelay restore)")
+    assert hashlib.sha256(store.read_bytes()).hexdigest() == before
+    assert not (data / "vidrelay.db-wal").exists()
+
+
 @pytest_asyncio.fixture
 async def one_worker(tmp_path: Path) -> AsyncIterator[Stack]:
-    async for stack in _stack(tmp_path, VIDRELAY_JOB_CONCURRENCY="1", VIDRELAY_INTAKE_RETRY_SECONDS="60"):
+    async for stack in _stack(tmp_path, VIDRELAY_JOB_CONCURRENCY="1"):
         yield stack
 
 
@@ -192,7 +223,7 @@ async def test_a_link_queued_once_the_lock_is_gone_says_so_at_once_while_the_wor
     try:
         url = stack.site.url(f"/clips/short.mp4?user={second.id}")
         message_id = stack.api.send_text(Chat.private(second), second, url)
-        await until_logged(stack.bot, "the store refused")
+        await until_logged(stack.bot, "not kept, so not confirmed to Telegram")
     finally:
         await lock.release()
 

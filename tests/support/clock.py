@@ -29,6 +29,10 @@ class VirtualClock(Clock):
     def now(self) -> float:
         return self._now
 
+    def monotonic(self) -> float:
+        """Virtual time never jumps back: the same reading as `now`."""
+        return self._now
+
     async def sleep(self, seconds: float) -> None:
         if seconds <= 0:
             await asyncio.sleep(0)
@@ -54,6 +58,11 @@ class VirtualClock(Clock):
                 await settle()
         self._now = target
         await settle()
+
+    def jump(self, seconds: float) -> None:
+        """Time passes and nothing runs meanwhile (the process was paused: SIGSTOP, a VM
+        frozen): every sleep due by then wakes at the next `advance`, all at once, in order."""
+        self._now += seconds
 
     async def run_until(self, predicate: object, limit_seconds: float = 3600.0, step: float = 0.5) -> None:
         """Advance in steps until `predicate()` holds; fails the test if it never does."""

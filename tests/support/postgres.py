@@ -67,6 +67,11 @@ async def pg_migrated_dsn(postgres_server: PostgresServer, _migrated_template: s
         yield dsn
 
 
+def database_on(server: PostgresServer) -> contextlib.AbstractAsyncContextManager[str]:
+    """A database of its own with vidrelay's schema not yet there, on `server`, dropped after."""
+    return _database(server, "template0")
+
+
 @contextlib.asynccontextmanager
 async def _database(server: PostgresServer, template: str) -> AsyncIterator[str]:
     name = f"test_{os.getpid()}_{next(_databases)}"

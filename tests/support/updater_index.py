@@ -76,18 +76,30 @@ def yt_dlp_files(printed: str, broken: str | None = None) -> dict[str, str]:
     return files
 
 
-def publish(index: Path, version: str, printed: str | None = None, broken: str | None = None) -> None:
-    """A wheel of the fake yt-dlp, by hand: dist-info METADATA, WHEEL and a RECORD with hashes."""
+def publish(
+    index: Path, version: str, printed: str | None = None, broken: str | None = None, ejs: str | None = None
+) -> None:
+    """A wheel of the fake yt-dlp, by hand: dist-info METADATA, WHEEL and a RECORD with hashes.
+    `ejs`: like the real releases, its `default` extra pins the yt-dlp-ejs of that version."""
     files = yt_dlp_files(printed or _yt_dlp_style(version), broken)
-    dist_info = f"yt_dlp-{version}.dist-info"
-    files[f"{dist_info}/METADATA"] = f"Metadata-Version: 2.1\nName: yt-dlp\nVersion: {version}\n"
+    extra = f"Provides-Extra: default\nRequires-Dist: yt-dlp-ejs=={ejs}; extra == 'default'\n" if ejs else ""
+    _wheel(index, "yt-dlp", version, files, extra)
+
+
+def publish_ejs(index: Path, version: str) -> None:
+    _wheel(index, "yt-dlp-ejs", version, {"yt_dlp_ejs/__init__.py": f"version = {version!r}\n"})
+
+
+def _wheel(index: Path, name: str, version: str, files: dict[str, str], metadata: str = "") -> None:
+    dist_info = f"{name.replace('-', '_')}-{version}.dist-info"
+    files[f"{dist_info}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{metadata}"
     files[f"{dist_info}/WHEEL"] = (
         "Wheel-Version: 1.0\nGenerator: vidrelay-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     )
     record = [f"{path},sha256={_digest(text)},{len(text.encode())}" for path, text in files.items()]
     files[f"{dist_info}/RECORD"] = "\n".join([*record, f"{dist_info}/RECORD,,"]) + "\n"
     index.mkdir(parents=True, exist_ok=True)
-    with zipfile.ZipFile(index / f"yt_dlp-{version}-py3-none-any.whl", "w") as wheel:
+    with zipfile.ZipFile(index / f"{name.replace('-', '_')}-{version}-py3-none-any.whl", "w") as wheel:
         for path, text in files.items():
             wheel.writestr(path, text)
 

@@ -49,7 +49,9 @@ class NoProbe(MediaProber):
         return None
 
 
-def faked_container(clock: VirtualClock, data_dir: Path, **env: str) -> Container:
+def faked_container(
+    clock: VirtualClock, data_dir: Path, store: MemoryStore | None = None, **env: str
+) -> Container:
     """The container as the bot builds it, with only what we do not own (and the store) faked."""
     settings = load_settings({"VIDRELAY_DATA_DIR": str(data_dir), "VIDRELAY_STORE": "memory", **env})
     container = Container(settings=settings)
@@ -57,7 +59,7 @@ def faked_container(clock: VirtualClock, data_dir: Path, **env: str) -> Containe
         clock=providers.Object(clock),
         # Mid-range: a retry waits exactly its nominal delay, whatever the jitter.
         random=providers.Object(lambda: 0.5),
-        store=providers.Object(MemoryStore()),
+        store=providers.Object(store or MemoryStore()),
         messenger=providers.Object(FakeMessenger()),
         downloader=providers.Object(ScriptedDownloader()),
         prober=providers.Object(NoProbe()),
@@ -68,9 +70,12 @@ def faked_container(clock: VirtualClock, data_dir: Path, **env: str) -> Containe
 
 
 class World:
-    def __init__(self, clock: VirtualClock, data_dir: Path, **env: str) -> None:
+    def __init__(
+        self, clock: VirtualClock, data_dir: Path, store: MemoryStore | None = None, **env: str
+    ) -> None:
+        """`store`: the memory store, or a subclass that fails where a test needs it to."""
         self.clock = clock
-        self.container = faked_container(clock, data_dir, **{**WORLD_ENV, **env})
+        self.container = faked_container(clock, data_dir, store, **{**WORLD_ENV, **env})
         self.settings = self.container.settings()
         self.store: MemoryStore = self.container.store()
         self.messenger: FakeMessenger = self.container.messenger()

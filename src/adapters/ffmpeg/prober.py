@@ -36,7 +36,7 @@ class FfprobeProber(MediaProber):
         )
         if not ran.exit.ok:
             reason = ran.exit.stderr_tail.strip()[-500:]
-            log.warning("ffprobe on %s: %s: %s", path, ran.exit.describe(), reason)
+            log.warning("ffprobe failed on %s", path, extra={"error": f"{ran.exit.describe()}: {reason}"})
             return None
         return parse_probe(ran.stdout)
 

@@ -1,5 +1,5 @@
 """Every store port in process memory, for development and fast tests: one class per port
-(jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings) over one set of tables."""
+(jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings, inbox) over one set of tables."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from adapters.memory.blobs import MemoryBlobIndex
 from adapters.memory.caches import MemoryHandledUrls, MemoryInfoCache
 from adapters.memory.cancels import MemoryJobCancels
 from adapters.memory.chat_settings import MemoryChatSettings
+from adapters.memory.held_back import MemoryHeldBackJobs
+from adapters.memory.inbox import MemoryInbox
 from adapters.memory.jobs import MemoryJobQueue
 from adapters.memory.pending import MemoryPending
 from adapters.memory.queue_view import MemoryQueueView
@@ -27,6 +29,8 @@ class MemoryStore(
     MemoryHandledUrls,
     MemoryInstallSecrets,
     MemoryChatSettings,
+    MemoryInbox,
+    MemoryHeldBackJobs,
     Store,
 ):
     def __init__(self, *, fair: bool = True) -> None:

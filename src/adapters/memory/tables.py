@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ports.blobs import BlobRecord
 from ports.chat_settings import ChatSettings
+from ports.inbox import RawUpdate
 from ports.jobs import FailedJob, Job, NewJob
 from ports.media import VideoInfo
 from ports.pending import PendingRequest
@@ -27,6 +28,13 @@ QUICK_TURN = -1
 """A quick row's place: before the whole fair order (ports.queue)."""
 
 
+@dataclass(slots=True)
+class InboxRow:
+    update: RawUpdate
+    received_at: float
+    handled_at: float | None = None
+
+
 @dataclass
 class MemoryTables:
     jobs: dict[int, Job] = field(default_factory=dict)
@@ -40,6 +48,7 @@ class MemoryTables:
     user_links: dict[int, list[float]] = field(default_factory=dict)
     cancel_asked: set[int] = field(default_factory=set)
     fair: bool = True
+    inbox: dict[int, InboxRow] = field(default_factory=dict)
     next_job_id: int = 1
     next_failed_id: int = 1
 

@@ -7,7 +7,8 @@ refused to it, so a run whose tool hid the 403 (a skipped HLS fragment, "ffmpeg 
 code 1") is still known to have been refused. It forwards plain HTTP (absolute-URI requests,
 one per connection) and tunnels HTTPS (CONNECT).
 For every connection it resolves the host once, asks the policy about every address, and
-connects to an address it checked — a second resolution could answer differently (DNS rebinding).
+connects to an address it checked — a second resolution could answer differently (DNS rebinding);
+with an `upstream` (the operator's proxy) it connects through it, to that same address.
 
 A refusal is `403 Refused by vidrelay [<why>]`: yt-dlp prints the reason phrase in its ERROR
 line, where the failure classification finds it. Credentials and request targets are never logged.
@@ -34,6 +35,7 @@ from adapters.net.proxy_request import (
 from adapters.net.proxy_session import HOST, ProxySession, session_for
 from adapters.net.relay import UPSTREAM_BUFFER, Stream, plain_downstream, relay
 from adapters.net.resolver import SystemResolver
+from adapters.net.upstream import UpstreamProxy, UpstreamRefused
 from ports.net import EgressPolicy, EgressProxy, HostResolver, refusal_phrase
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,7 @@ class ForwardProxy(EgressProxy):
         idle_timeout: float = 60.0,
         connect_timeout: float = 15.0,
         head_timeout: float = 30.0,
+        upstream: UpstreamProxy | None = None,
     ) -> None:
         """`idle_timeout`: a connection with no byte either way for this long is closed.
         `max_connections`: relayed at once; more wait up to `head_timeout`, then get a 503."""
@@ -60,6 +63,7 @@ class ForwardProxy(EgressProxy):
         self._idle = idle_timeout
         self._connect_timeout = connect_timeout
         self._head_timeout = head_timeout
+        self._upstream = upstream
         self._sessions: dict[str, ProxySession] = {}
         self._next_session = itertools.count(1)
         self._server: asyncio.Server | None = None
@@ -189,10 +193,19 @@ class ForwardProxy(EgressProxy):
         for address in addresses:
             with contextlib.suppress(OSError, TimeoutError):
                 async with asyncio.timeout(self._connect_timeout):
-                    reader, writer = await asyncio.open_connection(address, port, limit=UPSTREAM_BUFFER)
-                return Stream(reader, writer)
+                    return await self._connect(address, port)
         await _reply(client, answer(502, f"Could not connect to {_ascii(host)}:{port}"))
         return None
+
+    async def _connect(self, address: str, port: int) -> Stream:
+        if self._upstream is None:
+            reader, writer = await asyncio.open_connection(address, port, limit=UPSTREAM_BUFFER)
+            return Stream(reader, writer)
+        try:
+            return await self._upstream.open(address, port)
+        except UpstreamRefused as refused:
+            log.warning("guard proxy: the operator's proxy refused a tunnel", extra={"error": str(refused)})
+            raise OSError(str(refused)) from None
 
 
 def _ascii(text: str) -> str:

@@ -1,24 +1,27 @@
-"""The pool as the per-port classes use it: every driver error comes out as StoreError."""
+"""The pool as the per-port classes use it: every call bounded, its errors as StoreError.
+
+A call the server does not answer within the session's bound fails with StoreError, and its
+connection is dropped rather than returned: its state is unknown (a statement may still run, a
+cancel may never be acknowledged), and waiting for it to settle would be the unbounded wait this
+module exists to prevent. The pool's other connections are renewed at their next use, since they
+most likely went the same way. An error the server reported leaves the connection usable.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeVar
 
 import asyncpg
 
-from adapters.postgres.connection import DRIVER_ERRORS
-from ports.errors import StoreError
+from adapters.postgres.errors import DRIVER_ERRORS, as_store_errors
+from adapters.postgres.limits import DEFAULT_LIMITS, SessionLimits
 
 Row: TypeAlias = Sequence[Any]
 """An asyncpg Record: indexed and unpacked like a tuple."""
-_ERRORS = (*DRIVER_ERRORS, UnicodeEncodeError)
-"""UnicodeEncodeError: a str with a lone surrogate, which no UTF-8 database can hold."""
-
-
-def _store_error(error: BaseException) -> StoreError:
-    return StoreError(f"PostgreSQL: {' '.join(str(error).split()) or type(error).__name__}")
+T = TypeVar("T")
 
 
 def affected(status: str) -> int:
@@ -28,45 +31,69 @@ def affected(status: str) -> int:
 
 
 class Database:
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(self, pool: asyncpg.Pool, limits: SessionLimits = DEFAULT_LIMITS) -> None:
         self.pool = pool
+        self.limits = limits
 
     async def fetch(self, sql: str, *args: Any) -> list[Row]:
-        try:
-            rows: list[Row] = await self.pool.fetch(sql, *args)
-        except _ERRORS as error:
-            raise _store_error(error) from error
+        rows: list[Row] = await self._call(lambda c: c.fetch(sql, *args))
         return rows
 
     async def fetchrow(self, sql: str, *args: Any) -> Row | None:
-        try:
-            row: Row | None = await self.pool.fetchrow(sql, *args)
-        except _ERRORS as error:
-            raise _store_error(error) from error
+        row: Row | None = await self._call(lambda c: c.fetchrow(sql, *args))
         return row
 
     async def fetchval(self, sql: str, *args: Any) -> Any:
-        try:
-            return await self.pool.fetchval(sql, *args)
-        except _ERRORS as error:
-            raise _store_error(error) from error
+        return await self._call(lambda c: c.fetchval(sql, *args))
 
     async def execute(self, sql: str, *args: Any) -> int:
         """Run one statement; how many rows it touched."""
-        try:
-            status: str = await self.pool.execute(sql, *args)
-        except _ERRORS as error:
-            raise _store_error(error) from error
+        status: str = await self._call(lambda c: c.execute(sql, *args))
         return affected(status)
+
+    async def _call(self, work: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
+        async with self._connection() as connection:
+            return await work(connection)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[asyncpg.Connection]:
         """One connection in one transaction: committed when the block ends, else rolled back."""
+        async with self._connection() as connection, connection.transaction():
+            yield connection
+
+    @asynccontextmanager
+    async def _connection(self) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection for one bounded use (the block, its acquire and its release)."""
+        with as_store_errors():
+            async with asyncio.timeout(self.limits.call_seconds):
+                connection = await self.pool.acquire()
+                try:
+                    yield connection
+                except BaseException as error:
+                    if not isinstance(error, asyncpg.PostgresError):
+                        connection.terminate()  # its state is unknown: never wait for it to settle
+                        if isinstance(error, (*DRIVER_ERRORS, asyncio.CancelledError)):
+                            # The way to the server failed: the idle connections went the same way,
+                            # most likely. Each is replaced at its next use rather than failing it.
+                            await self.pool.expire_connections()
+                    raise
+                finally:
+                    await self.pool.release(connection)
+
+    async def close(self) -> None:
+        """Close the pool within the close bound; connections that do not close in time are cut."""
         try:
-            async with self.pool.acquire() as connection, connection.transaction():
-                yield connection
-        except _ERRORS as error:
-            raise _store_error(error) from error
+            async with asyncio.timeout(self.limits.close_seconds):
+                await self.pool.close()
+        except DRIVER_ERRORS:
+            self.pool.terminate()
+
+
+async def finish(task: asyncio.Task[Any], within: float) -> None:
+    """Wait for `task` for at most `within` seconds, then cancel it: a shutdown step has an end."""
+    await asyncio.wait({task}, timeout=within)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
 
 
 class PostgresAccess:

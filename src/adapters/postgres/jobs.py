@@ -1,9 +1,11 @@
 """The workers' queue on PostgreSQL: claims, fenced finishing writes, heartbeats, dead holders.
 
-The claim itself is the `vidrelay_claim` function (schema.py), called through the batcher
-(claims.py); a claim skips rows other claims have locked (FOR UPDATE SKIP LOCKED), so workers on
-many machines never wait for each other. Times are the callers' clock readings, like SQLite's:
-machines that share a database must keep their clocks in sync (NTP), as leases compare them.
+The claim itself is the `vidrelay_claim_jobs` function (queue_functions.py), called through the
+batcher (claims.py); a claim skips rows other claims have locked (FOR UPDATE SKIP LOCKED), so
+workers on many machines never wait for each other. Leases are computed and judged by the
+database's clock (`vidrelay_now()`), never a worker's: a worker whose clock is off can neither
+take a live lease nor keep an expired one. When a row is due (`available_at`) is the callers'
+clock, as the port says.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Final
 from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.database import PostgresAccess
 from adapters.postgres.notices import WorkNotifier
+from adapters.postgres.presence import PROBE_SECONDS, Presence
 from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
 from adapters.sql.json_text import dump_json
 from ports.jobs import FailedJob, Guard, HandledUrlGuard, Job, Lease, NewJob, SingletonGuard
@@ -46,7 +49,8 @@ _NEW_JOB_IF_NONE_NAMED = """
 # The quick lane (ports.queue): one statement of its own beside the batched claims, since a cache
 # hit must not wait for a batch; suspects and a worker that holds one are left to those claims.
 _CLAIM_QUICK = f"""
-    UPDATE jobs SET attempts = attempts + 1, claimed_by = $1, lease_until = $2, token = token + 1
+    UPDATE jobs SET attempts = attempts + 1, claimed_by = $1, lease_until = vidrelay_now() + $2,
+        token = token + 1
     WHERE id = (
         SELECT id FROM jobs
         WHERE claimed_by IS NULL AND turn < 0 AND available_at <= $3 AND NOT suspect
@@ -57,20 +61,21 @@ _CLAIM_QUICK = f"""
     RETURNING {JOB_COLUMNS}
 """  # noqa: S608 - a constant column list
 _TAKE_EXHAUSTED = f"""
-    UPDATE jobs SET attempts = attempts + 1, claimed_by = $1, lease_until = $2, token = token + 1
+    UPDATE jobs SET attempts = attempts + 1, claimed_by = $1, lease_until = vidrelay_now() + $2,
+        token = token + 1
     WHERE claimed_by IS NULL AND attempts >= max_attempts
     RETURNING {JOB_COLUMNS}
 """  # noqa: S608 - a constant column list
 _RENEW = """
-    UPDATE jobs SET lease_until = $1
+    UPDATE jobs SET lease_until = vidrelay_now() + $1
     WHERE claimed_by = $2 AND (id, token) IN (SELECT * FROM unnest($3::bigint[], $4::bigint[]))
     RETURNING id, token
 """
 # A row its holder holds without knowing (the claim's answer was lost), once its lease ended.
 _LET_GO_OF_ORPHANS = """
     UPDATE jobs SET attempts = greatest(attempts - 1, 0), claimed_by = NULL, lease_until = NULL
-    WHERE claimed_by = $1 AND lease_until <= $2
-        AND (id, token) NOT IN (SELECT * FROM unnest($3::bigint[], $4::bigint[]))
+    WHERE claimed_by = $1 AND lease_until <= vidrelay_now()
+        AND (id, token) NOT IN (SELECT * FROM unnest($2::bigint[], $3::bigint[]))
 """
 # Every finishing write acts only while its claim holds the row: same token, still held.
 _RETRY_LATER = """
@@ -94,11 +99,15 @@ _DEAD_LETTER = f"""
     SELECT id, name, payload, $3, attempts, max_attempts, key, owner_id, created_at, $4 FROM taken
     RETURNING {FAILED_JOB_COLUMNS}
 """  # noqa: S608 - a constant column list
+# A lease end is the database's time: the caller hears it on its own clock (`$2` is its now).
+# While another process holds rows, its presence is probed again soon (presence.py).
 _NEXT_WAKEUP = """
     SELECT least(
         (SELECT min(available_at) FROM jobs WHERE claimed_by IS NULL AND key <> ALL ($3::text[])),
-        (SELECT min(lease_until) FROM jobs
-            WHERE claimed_by IS NOT NULL AND claimed_by <> $1 AND lease_until > $2)
+        (SELECT min(lease_until) - vidrelay_now() + $2 FROM jobs
+            WHERE claimed_by IS NOT NULL AND claimed_by <> $1 AND lease_until > vidrelay_now()),
+        (SELECT $2 + $5 FROM vidrelay_holders AS h
+            WHERE h.session <> $4 AND EXISTS (SELECT 1 FROM jobs WHERE claimed_by = h.worker) LIMIT 1)
     )
 """
 
@@ -112,6 +121,7 @@ def error_text(text: str) -> str:
 class PostgresJobQueue(PostgresAccess, JobQueue):
     _claims: ClaimBatcher
     _notifier: WorkNotifier
+    _presence: Presence
 
     async def enqueue(self, job: NewJob, now: float, guard: Guard | None = None) -> int | None:
         values = insert_values(job, dump_json(job.payload), now, fair=self._fair)
@@ -141,13 +151,15 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
         quick_only: bool = False,
     ) -> Job | None:
         if quick_only:
-            row = await self._db.fetchrow(_CLAIM_QUICK, worker_id, now + lease_seconds, now)
+            # Registered like the batched claims' workers, so a death of this process is seen.
+            await self._presence.before_claims(self._db, [worker_id])
+            row = await self._db.fetchrow(_CLAIM_QUICK, worker_id, lease_seconds, now)
             return None if row is None else job_from_row(tuple(row))
         return await self._claims.claim(worker_id, now, lease_seconds, sorted(paused_keys))
 
     async def claim_exhausted(self, worker_id: str, now: float, lease_seconds: float) -> list[Job]:
-        await self._db.fetchval("SELECT vidrelay_take_back($1, $2)", worker_id, now)
-        rows = await self._db.fetch(_TAKE_EXHAUSTED, worker_id, now + lease_seconds)
+        await self._db.fetchval("SELECT vidrelay_take_back($1, vidrelay_now())", worker_id)
+        rows = await self._db.fetch(_TAKE_EXHAUSTED, worker_id, lease_seconds)
         return sorted((job_from_row(tuple(row)) for row in rows), key=lambda job: job.id)
 
     async def recover(self, worker_id: str) -> int:
@@ -160,9 +172,9 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
         self, worker_id: str, leases: Sequence[Lease], now: float, lease_seconds: float
     ) -> list[Lease]:
         ids, tokens = [lease.job_id for lease in leases], [lease.token for lease in leases]
-        rows = await self._db.fetch(_RENEW, now + lease_seconds, worker_id, ids, tokens)
+        rows = await self._db.fetch(_RENEW, lease_seconds, worker_id, ids, tokens)
         held = {Lease(row[0], row[1]) for row in rows}
-        if await self._db.execute(_LET_GO_OF_ORPHANS, worker_id, now, ids, tokens):
+        if await self._db.execute(_LET_GO_OF_ORPHANS, worker_id, ids, tokens):
             self._notifier.announce()
         return [lease for lease in leases if lease not in held]
 
@@ -194,7 +206,8 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
     async def next_wakeup(
         self, worker_id: str, now: float, paused_keys: Collection[str] = ()
     ) -> float | None:
-        wakeup: float | None = await self._db.fetchval(_NEXT_WAKEUP, worker_id, now, sorted(paused_keys))
+        asked = (worker_id, now, sorted(paused_keys), self._presence.session, PROBE_SECONDS)
+        wakeup: float | None = await self._db.fetchval(_NEXT_WAKEUP, *asked)
         return wakeup
 
 

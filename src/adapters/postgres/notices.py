@@ -22,10 +22,11 @@ from typing import Final
 
 import asyncpg
 
-from adapters.postgres.connection import DRIVER_ERRORS, connect
-from adapters.postgres.database import Database
+from adapters.postgres.connection import APPLICATION_NAME, connect
+from adapters.postgres.database import Database, finish
+from adapters.postgres.errors import DRIVER_ERRORS, as_store_errors
+from adapters.postgres.limits import DEFAULT_LIMITS, SessionLimits
 from ports.clock import Clock
-from ports.errors import StoreError
 from ports.notices import WorkNotices
 
 log = logging.getLogger("vidrelay.postgres")
@@ -37,7 +38,9 @@ CANCEL_CHANNEL: Final = "vidrelay_cancel"
 """A held row was marked cancelled (ports.cancels): every process checks its own leases."""
 PROBE_SECONDS: Final = 30.0
 """How often an idle listening connection proves it is still there."""
-_BACKOFF_FIRST, _BACKOFF_CAP = 0.1, 10.0
+_BACKOFF_FIRST, _BACKOFF_CAP = 0.1, 1.0
+"""Capped low: the listening connection is what shows other processes this one is alive between
+its other calls (presence.py), so it comes back within a second of the server."""
 
 
 class WorkNotifier:
@@ -89,29 +92,41 @@ class WorkNotifier:
     async def _notify(self, channel: str, payload: str) -> None:
         try:
             await self._db.execute("SELECT pg_notify($1, $2)", channel, payload)
-        except StoreError as error:
-            log.warning("postgres: could not announce on %s: %s", channel, error)
+        except Exception as error:  # a background task: it logs and ends
+            log.warning("postgres: could not announce on %s", channel, exc_info=error)
 
     async def _send(self) -> None:
         while True:
             self._again = False
             try:
                 await self._db.execute("SELECT pg_notify($1, $2)", CHANNEL, self._token)
-            except StoreError as error:
+            except Exception as error:  # a background task: it logs and ends
                 # The others find the work when their timers fire: a lost wake-up delays, never loses.
-                log.warning("postgres: could not announce new work: %s", error)
+                log.warning("postgres: could not announce new work", exc_info=error)
             if not self._again:
                 return
 
     async def close(self) -> None:
+        """Let the announcement in flight go out, for at most one call's bound."""
         if self._sending is not None:
-            await asyncio.gather(self._sending, return_exceptions=True)
-        await asyncio.gather(*self._cancels, return_exceptions=True)
+            await finish(self._sending, self._db.limits.call_seconds)
+        for sending in list(self._cancels):
+            await finish(sending, self._db.limits.call_seconds)
 
 
 class WorkListener(WorkNotices):
-    def __init__(self, dsn: str, clock: Clock, token: str, probe_seconds: float = PROBE_SECONDS) -> None:
+    def __init__(
+        self,
+        dsn: str,
+        clock: Clock,
+        token: str,
+        probe_seconds: float = PROBE_SECONDS,
+        limits: SessionLimits = DEFAULT_LIMITS,
+        application_name: str = APPLICATION_NAME,
+    ) -> None:
         self._dsn = dsn
+        self._limits = limits
+        self._application_name = application_name
         self.token = token
         """What this store's own NOTIFYs carry: not a wake-up for its own workers."""
         self._clock = clock
@@ -161,17 +176,24 @@ class WorkListener(WorkNotices):
             self.check_all()
 
     async def _listen_forever(self) -> None:
+        """Never ends but by cancellation: whatever goes wrong, it reconnects with a backoff."""
         backoff = _BACKOFF_FIRST
         while True:
-            lost = asyncio.Event()
             try:
-                connection = await connect(self._dsn)
-            except StoreError as error:
-                log.warning("postgres: cannot listen for work (retry in %.1fs): %s", backoff, error)
-                await self._clock.sleep(backoff)
-                backoff = min(backoff * 2, _BACKOFF_CAP)
+                await self._listen_once()
+                backoff = _BACKOFF_FIRST  # it was listening: the next try is at once
                 continue
-            try:
+            except Exception as error:  # driver errors, and anything else: go on
+                log.warning("postgres: cannot listen for work (retry in %.1fs)", backoff, exc_info=error)
+            await self._clock.sleep(backoff)
+            backoff = min(backoff * 2, _BACKOFF_CAP)
+
+    async def _listen_once(self) -> None:
+        """Listen on one connection until it ends or stops answering."""
+        lost = asyncio.Event()
+        connection = await connect(self._dsn, self._limits, application_name=self._application_name)
+        try:
+            with as_store_errors():
                 connection.add_termination_listener(lambda _, ended=lost: ended.set())
                 await connection.add_listener(CHANNEL, self._on_notice)
                 await connection.add_listener(CANCEL_CHANNEL, self._on_cancel_notice)
@@ -179,17 +201,14 @@ class WorkListener(WorkNotices):
                 self.subscriptions += 1
                 if self.subscriptions > 1:
                     log.warning("postgres: listening for work again; catching up")
-                backoff = _BACKOFF_FIRST
                 self.wake_all()  # whatever was announced while nobody listened
                 self.quick_all()
                 self.check_all()
                 await self._until_lost(connection, lost)
-            except DRIVER_ERRORS as error:
-                log.warning("postgres: the listening connection failed: %s", error)
-            finally:
-                self._connection = None
-                with contextlib.suppress(*DRIVER_ERRORS):
-                    connection.terminate()
+        finally:
+            self._connection = None
+            with contextlib.suppress(*DRIVER_ERRORS):
+                connection.terminate()
 
     async def _until_lost(self, connection: asyncpg.Connection, lost: asyncio.Event) -> None:
         """Return when the connection ended or stopped answering."""
@@ -202,7 +221,7 @@ class WorkListener(WorkNotices):
                 waiting.cancel()
                 sleeping.cancel()
             if not lost.is_set():
-                await connection.fetchval("SELECT 1", timeout=self._probe_seconds)
+                await connection.fetchval("SELECT 1", timeout=self._limits.call_seconds)
 
     @property
     def backend_pid(self) -> int | None:

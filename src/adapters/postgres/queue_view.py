@@ -14,7 +14,7 @@ from ports.queue_view import QueueView
 _COUNTS = """
     SELECT count(*), count(claimed_by), (SELECT count(*) FROM failed_jobs) FROM jobs
 """
-_STATS = stats_sql("$1::double precision")
+_STATS = stats_sql("$1::double precision", "vidrelay_now()")
 _PURGE = """
     DELETE FROM failed_jobs
     WHERE ($1::double precision IS NULL OR failed_at < $1) AND ($2::text IS NULL OR name = $2)

@@ -1,15 +1,18 @@
 """Every store port on one PostgreSQL database, for one ingest process and many workers on many
-machines: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings)
-over one pool.
+machines: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings,
+inbox) over one pool.
 
 Unlike SQLite there is no single-instance lock: any number of processes share the database, and
-the leases, fencing tokens and dead-holder rule of the queue are what keep them apart.
+the leases, fencing tokens and dead-holder rule of the queue are what keep them apart; a process
+that died is seen gone by its sessions (presence.py).
 """
 
 from __future__ import annotations
 
+import functools
 import secrets
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Final
 
 from adapters.postgres.blobs import PostgresBlobIndex
@@ -17,18 +20,23 @@ from adapters.postgres.caches import PostgresHandledUrls, PostgresInfoCache
 from adapters.postgres.cancels import PostgresJobCancels
 from adapters.postgres.chat_settings import PostgresChatSettings
 from adapters.postgres.claims import ClaimBatcher
-from adapters.postgres.connection import DRIVER_ERRORS, connect, open_pool
+from adapters.postgres.connection import APPLICATION_NAME, KeptAliveConnection, connect, open_pool
 from adapters.postgres.database import Database
+from adapters.postgres.driver import check_driver
 from adapters.postgres.dsn import masked
+from adapters.postgres.errors import as_store_errors
+from adapters.postgres.held_back import PostgresHeldBackJobs
+from adapters.postgres.inbox import PostgresInbox
 from adapters.postgres.jobs import PostgresJobQueue
+from adapters.postgres.limits import DEFAULT_LIMITS, SessionLimits
 from adapters.postgres.notices import WorkListener, WorkNotifier
 from adapters.postgres.pending import PostgresPending
+from adapters.postgres.presence import GRACE_SECONDS, Presence
 from adapters.postgres.queue_view import PostgresQueueView
 from adapters.postgres.quota import PostgresUserQuota
 from adapters.postgres.schema import MIGRATIONS, Migration, migrate
 from adapters.postgres.secrets import PostgresInstallSecrets
 from ports.clock import Clock
-from ports.errors import StoreError
 from ports.notices import WorkNotices
 from ports.store import Store
 
@@ -36,6 +44,8 @@ DEFAULT_POOL_SIZE: Final = 4
 """Connections per process besides the listening one and the claims' one (all of the workers'
 claims share one round trip at a time): these serve the handlers' enqueues, the heartbeats and
 the other finishing writes."""
+MIGRATION_SECONDS: Final = 600.0
+"""A migration's statements may rewrite a large table: bounded, but not like a store call."""
 
 
 class PostgresStore(
@@ -49,18 +59,28 @@ class PostgresStore(
     PostgresHandledUrls,
     PostgresInstallSecrets,
     PostgresChatSettings,
+    PostgresInbox,
+    PostgresHeldBackJobs,
     WorkNotices,
     Store,
 ):
     def __init__(
-        self, db: Database, claims_db: Database, node: str, listener: WorkListener, *, fair: bool = True
+        self,
+        db: Database,
+        claims_db: Database,
+        node: str,
+        listener: WorkListener,
+        presence: Presence,
+        *,
+        fair: bool = True,
     ) -> None:
         """Use `PostgresStore.open`."""
         self._fair = fair
         self._db = db
         self._claims_db = claims_db
         self._node = node
-        self._claims = ClaimBatcher(claims_db)
+        self._presence = presence
+        self._claims = ClaimBatcher(claims_db, presence)
         self._notifier = WorkNotifier(
             db,
             listener.token,
@@ -81,35 +101,36 @@ class PostgresStore(
         clock: Clock,
         migrations: Sequence[Migration] = MIGRATIONS,
         fair: bool = True,
+        limits: SessionLimits = DEFAULT_LIMITS,
+        connection_class: type[KeptAliveConnection] = KeptAliveConnection,
+        presence_grace_seconds: float = GRACE_SECONDS,
     ) -> PostgresStore:
         """Connect, migrate (once, whoever starts first), open the pool. `fair` False: claims go
         first-in, first-out instead of in the fair order (see ports.queue; a comparison).
 
         `node` names this process's blob folder (its bytes are its own, see blobs.py). StoreError
         (its message masks the password) when the database cannot be used; StoreRefused when it
-        is not ours to touch."""
-        connection = await connect(dsn)
-        try:
-            await migrate(connection, migrations)
-        except DRIVER_ERRORS as error:
-            raise StoreError(f"cannot prepare the PostgreSQL database {masked(dsn)}: {error}") from error
-        finally:
-            await connection.close()
-        pool = await open_pool(dsn, pool_size)
+        is not ours to touch. `connection_class` lets tests cause driver failures a real server
+        cannot produce on demand. Every connection carries the store's session name: while one
+        of them is seen, its workers are alive (presence.py)."""
+        check_driver()
+        token = secrets.token_hex(8)
+        session = f"{APPLICATION_NAME} {token}"
+        opened = functools.partial(
+            open_pool, dsn, limits=limits, application_name=session, connection_class=connection_class
+        )
+        await _migrate(dsn, migrations, replace(limits, statement_seconds=MIGRATION_SECONDS))
+        pool = await opened(pool_size)
         try:
             # The workers' claims run one round trip at a time on a connection of their own, so
             # a burst of enqueues holding every pooled connection never delays the next claim.
-            claims_pool = await open_pool(dsn, 1)
+            claims_pool = await opened(1)
         except BaseException:
-            await pool.close()
+            pool.terminate()
             raise
-        return cls(
-            Database(pool),
-            Database(claims_pool),
-            node,
-            WorkListener(dsn, clock, secrets.token_hex(8)),
-            fair=fair,
-        )
+        listener = WorkListener(dsn, clock, token, limits=limits, application_name=session)
+        presence = Presence(session, presence_grace_seconds)
+        return cls(Database(pool, limits), Database(claims_pool, limits), node, listener, presence, fair=fair)
 
     def on_work(self, wake: Callable[[], None]) -> None:
         self._listener.on_work(wake)
@@ -124,16 +145,28 @@ class PostgresStore(
     def listener(self) -> WorkListener:
         return self._listener
 
+    @property
+    def session(self) -> str:
+        """The name every connection of this store carries (presence.py)."""
+        return self._presence.session
+
     async def close(self) -> None:
-        """Finish the round trips already submitted, then close every connection."""
+        """Finish the round trips already submitted, then close every connection, each step
+        bounded (a silent network cannot hold a shutdown)."""
         if self._closed:
             return
         self._closed = True
         await self._listener.close()
         await self._claims.close()
         await self._notifier.close()
-        try:
-            await self._claims_db.pool.close()
-            await self._db.pool.close()
-        except DRIVER_ERRORS as error:
-            raise StoreError(f"closing the PostgreSQL pool failed: {error}") from error
+        await self._claims_db.close()
+        await self._db.close()
+
+
+async def _migrate(dsn: str, migrations: Sequence[Migration], limits: SessionLimits) -> None:
+    connection = await connect(dsn, limits)
+    try:
+        with as_store_errors(f"cannot prepare the PostgreSQL database {masked(dsn)}"):
+            await migrate(connection, migrations)
+    finally:
+        connection.terminate()

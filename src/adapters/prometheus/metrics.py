@@ -2,19 +2,32 @@
 
 Events arrive through the telemetry ports (counters, histograms); the state of the moment — queue,
 workers, breakers, yt-dlp — is handed in as a `ProcessState` just before each scrape renders it.
-Names are prefixed `vidrelay_`; the README's Operations section says what each one means.
+Names are prefixed `vidrelay_`, one name per idea; the README's Operations section says what
+each one means. Beside them, prometheus-client's own collectors (`process_*`, `python_*`) and
+`vidrelay_build_info`, in the same registry.
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import platform
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    GCCollector,
+    Histogram,
+    Info,
+    PlatformCollector,
+    ProcessCollector,
+    generate_latest,
+)
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from ports.telemetry import ApiEvents, DeliveryEvents, JobEvents
+from ports.telemetry import ApiEvents, DeliveryEvents, JobEvents, RefusalEvents
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 JOB_BUCKETS = (0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600)
@@ -40,7 +53,8 @@ class ProcessState:
 class _StateCollector(Collector):
     def __init__(self) -> None:
         self.state = ProcessState()
-        self._breaker_keys: set[str] = set()
+        self._open_before: frozenset[str] = frozenset()
+        """Open at the previous scrape: a breaker that closed since reads 0 once, then is gone."""
 
     def collect(self) -> Iterator[Metric]:
         state = self.state
@@ -48,10 +62,10 @@ class _StateCollector(Collector):
             "vidrelay_queue_depth", "Jobs waiting in the queue, retries backing off included.", state.waiting
         )
         yield _gauge("vidrelay_jobs_running", "Jobs claimed by a worker (of any process).", state.running)
-        yield _gauge("vidrelay_jobs_failed", "Jobs in the dead-letter table.", state.failed)
+        yield _gauge("vidrelay_dead_letters", "Rows in the dead-letter table now.", state.failed)
         yield _gauge("vidrelay_jobs_in_flight", "Attempts running in this process.", state.in_flight)
         yield _gauge("vidrelay_workers_live", "Worker tasks alive in this process.", state.live_workers)
-        yield _gauge("vidrelay_workers", "Worker tasks this process should have.", state.workers)
+        yield _gauge("vidrelay_workers_configured", "Worker tasks this process should have.", state.workers)
         yield InfoMetricFamily(
             "vidrelay_ytdlp", "The yt-dlp version in use.", {"version": state.ytdlp_version or "unknown"}
         )
@@ -61,23 +75,35 @@ class _StateCollector(Collector):
         for outcome in ("updated", "unchanged", "failed"):
             updates.add_metric([outcome], state.ytdlp_updates.get(outcome, 0))
         yield updates
-        self._breaker_keys |= state.open_breakers
         breakers = GaugeMetricFamily(
             "vidrelay_breaker_open", "1 while a site's circuit breaker pauses its jobs.", labels=["key"]
         )
-        for key in sorted(self._breaker_keys):
+        for key in sorted(self._open_before | state.open_breakers):
             breakers.add_metric([key], 1 if key in state.open_breakers else 0)
+        self._open_before = state.open_breakers
         yield breakers
+
+
+def build_labels() -> dict[str, str]:
+    try:
+        version = importlib.metadata.version("vidrelay")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return {"version": version, "python": platform.python_version()}
 
 
 def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:
     return GaugeMetricFamily(name, documentation, value=value)
 
 
-class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents):
+class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents, RefusalEvents):
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
+        ProcessCollector(registry=r)
+        PlatformCollector(registry=r)
+        GCCollector(registry=r)
+        Info("vidrelay_build", "The vidrelay that runs, and its Python.", registry=r).info(build_labels())
         by_name = ["job_name"]
         self._enqueued = Counter("vidrelay_jobs_enqueued", "Jobs enqueued.", by_name, registry=r)
         self._completed = Counter("vidrelay_jobs_completed", "Jobs done and deleted.", by_name, registry=r)
@@ -118,6 +144,12 @@ class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents):
             buckets=WAIT_BUCKETS,
             registry=r,
         )
+        self._refusals = Counter(
+            "vidrelay_site_refusals",
+            "Videos a site refused the server, by its verdict (bot_check, age_gate, …) and extractor.",
+            ["verdict", "site"],
+            registry=r,
+        )
         self._state = _StateCollector()
         r.register(self._state)
 
@@ -145,6 +177,9 @@ class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents):
 
     def flood_wait(self, seconds: float) -> None:
         self._flood_waits.observe(seconds)
+
+    def site_refused(self, verdict: str, site: str) -> None:
+        self._refusals.labels(verdict, site).inc()
 
     def render(self, state: ProcessState) -> bytes:
         """The exposition text, with `state` as the values of the moment."""

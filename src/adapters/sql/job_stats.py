@@ -16,8 +16,10 @@ _STATS = """
         count(*) FILTER (WHERE claimed_by IS NULL AND available_at <= {now}),
         count(*) FILTER (WHERE claimed_by IS NULL AND available_at > {now} AND attempts = 0),
         count(*) FILTER (WHERE claimed_by IS NULL AND available_at > {now} AND attempts > 0),
-        count(*) FILTER (WHERE claimed_by IS NOT NULL AND (lease_until IS NULL OR lease_until >= {now})),
-        count(*) FILTER (WHERE claimed_by IS NOT NULL AND lease_until < {now}),
+        count(*) FILTER (
+            WHERE claimed_by IS NOT NULL AND (lease_until IS NULL OR lease_until >= {store_now})
+        ),
+        count(*) FILTER (WHERE claimed_by IS NOT NULL AND lease_until < {store_now}),
         0,
         min(available_at) FILTER (WHERE claimed_by IS NULL AND available_at <= {now}),
         NULL
@@ -27,9 +29,11 @@ _STATS = """
 """
 
 
-def stats_sql(now_parameter: str) -> str:
-    """The statement, with the dialect's placeholder for the one parameter, `now`."""
-    return _STATS.format(now=now_parameter)
+def stats_sql(now_parameter: str, store_now: str) -> str:
+    """The statement, with the dialect's placeholder for the one parameter, `now` (the caller's
+    clock, which says what is due), and its expression of the store's clock (which says which
+    leases have ended)."""
+    return _STATS.format(now=now_parameter, store_now=store_now)
 
 
 def stats_from_rows(now: float, rows: Iterable[Sequence[Any]]) -> QueueStats:

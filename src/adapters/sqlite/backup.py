@@ -43,24 +43,42 @@ class StoreFile:
 
 
 def backup(source: Path, target: Path) -> StoreFile:
-    """Copy the store at `source` to `target` (replaced only once the copy is verified)."""
+    """Copy the store at `source` to `target` (replaced only once the copy is verified).
+
+    The copy is readable by its owner only, like the store: it holds the install's signing secret.
+    Errors name the side at fault: the store that cannot be read, or the copy that cannot be written.
+    """
     if not source.is_file():
         raise BackupError(f"no SQLite store at {source}")
+    if not target.parent.is_dir():
+        raise BackupError(f"cannot write the backup {target}: the folder {target.parent} does not exist")
     partial = target.with_name(f".{target.name}.partial")
-    partial.unlink(missing_ok=True)
     try:
-        with _connect(source, read_only=True) as live, _connect(partial) as copy:
+        partial.unlink(missing_ok=True)
+        _create_private(partial)
+    except OSError as error:
+        raise BackupError(f"cannot write the backup {target}: {error.strerror or error}") from error
+    try:
+        with (
+            _connect(source, read_only=True, refused=f"cannot read the store {source}") as live,
+            _connect(partial, refused=f"cannot write the backup {target}") as copy,
+        ):
             live.backup(copy)  # pages=-1: one step, one snapshot
             copy.execute("PRAGMA journal_mode=DELETE")  # one file: the copy carries no WAL of its own
         _sync(partial)
         checked = verify(partial)
         partial.replace(target)
     except sqlite3.Error as error:
-        raise BackupError(f"backup of {source} failed: {error}") from error
+        raise BackupError(f"copying {source} to {target} failed: {error}") from error
     finally:
         partial.unlink(missing_ok=True)
     _sync(target.parent)
     return StoreFile(target, checked.size_bytes, checked.schema_version, checked.rows)
+
+
+def _create_private(path: Path) -> None:
+    """An empty file only its owner may read: SQLite then writes into it and keeps its mode."""
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def verify(path: Path) -> StoreFile:
@@ -92,10 +110,16 @@ def _count(db: sqlite3.Connection, table: str) -> int:
 
 
 @contextlib.contextmanager
-def _connect(path: Path, *, read_only: bool = False) -> Iterator[sqlite3.Connection]:
+def _connect(
+    path: Path, *, read_only: bool = False, refused: str | None = None
+) -> Iterator[sqlite3.Connection]:
+    """`refused` begins the message of a file that cannot be opened: which side it is."""
     # mode=ro never creates a missing file, and never writes to the bot's database.
     uri = f"file:{quote(str(path))}?mode={'ro' if read_only else 'rwc'}"
-    connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    try:
+        connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    except sqlite3.Error as error:
+        raise BackupError(f"{refused or f'cannot open {path}'}: {error}") from error
     try:
         yield connection
     finally:

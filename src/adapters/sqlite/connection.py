@@ -33,6 +33,8 @@ class FileSettings:
     busy_timeout_seconds: float = 5.0
     connection_class: type[sqlite3.Connection] = sqlite3.Connection
     """The driver's connection type; tests pass a subclass to cause failures SQLite cannot."""
+    check_seconds: float = 10.0
+    """How long the first open may spend proving an existing file sound (PRAGMA quick_check)."""
 
 
 class SqliteConnection:

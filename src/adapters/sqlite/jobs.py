@@ -1,7 +1,8 @@
 """The workers' queue on SQLite: claims, fenced finishing writes, heartbeats, dead holders.
 
 Each method is one function run by the group-commit writer inside its own SAVEPOINT, so it is
-atomic on its own and never interleaves with another.
+atomic on its own and never interleaves with another. Leases are the host's clock read in SQL
+(store_clock.py); when a row is due is the callers' `now`, as the port says.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Collection, Sequence
 from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
 from adapters.sql.json_text import dump_json
 from adapters.sqlite.port_base import SqliteAccess
+from adapters.sqlite.store_clock import store_now
 from ports.jobs import FailedJob, Guard, HandledUrlGuard, Job, Lease, NewJob, SingletonGuard
 from ports.json import Payload
 from ports.queue import JobQueue
@@ -134,7 +136,7 @@ _NEXT_FREE_UNPAUSED = """
 _NEXT_LEASE_END = """
     SELECT lease_until FROM jobs WHERE lease_until > ? AND claimed_by <> ?
     ORDER BY lease_until LIMIT 1
-"""
+"""  # a lease end is the store's time: the caller hears it on its own clock
 
 
 class SqliteJobQueue(SqliteAccess, JobQueue):
@@ -168,21 +170,23 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
             first = (_FIRST_FREE_UNPAUSED, (now, dump_json(sorted(paused_keys))))
 
         def work(c: sqlite3.Connection) -> Job | None:
-            _take_back(c, worker_id, dead_before=now)
+            at = store_now(c)
+            _take_back(c, worker_id, dead_before=at)
             held, holds_suspect = c.execute(_HELD_BY_ME, (worker_id,)).fetchone()
             if holds_suspect:
                 return None
             row = c.execute(*first).fetchone()
             if row is None or (row[1] and held):
                 return None
-            return job_from_row(c.execute(_TAKE, (worker_id, now + lease_seconds, row[0])).fetchone())
+            return job_from_row(c.execute(_TAKE, (worker_id, at + lease_seconds, row[0])).fetchone())
 
         return await self._write(work)
 
     async def claim_exhausted(self, worker_id: str, now: float, lease_seconds: float) -> list[Job]:
         def work(c: sqlite3.Connection) -> list[Job]:
-            _take_back(c, worker_id, dead_before=now)
-            rows = c.execute(_TAKE_EXHAUSTED, (worker_id, now + lease_seconds)).fetchall()
+            at = store_now(c)
+            _take_back(c, worker_id, dead_before=at)
+            rows = c.execute(_TAKE_EXHAUSTED, (worker_id, at + lease_seconds)).fetchall()
             return sorted((job_from_row(row) for row in rows), key=lambda job: job.id)
 
         return await self._write(work)
@@ -198,8 +202,9 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
         def work(c: sqlite3.Connection) -> list[Lease]:
             # Even with nothing to renew this takes the write lock: the heartbeat doubles as the
             # probe that tells /healthz whether the store takes writes.
-            held = {Lease(i, t) for i, t in c.execute(_RENEW, (now + lease_seconds, worker_id, wanted))}
-            c.execute(_LET_GO_OF_ORPHANS, (worker_id, now, wanted))
+            at = store_now(c)
+            held = {Lease(i, t) for i, t in c.execute(_RENEW, (at + lease_seconds, worker_id, wanted))}
+            c.execute(_LET_GO_OF_ORPHANS, (worker_id, at, wanted))
             return [lease for lease in leases if lease not in held]
 
         return await self._write(work)
@@ -238,10 +243,10 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
             free = (_NEXT_FREE_UNPAUSED, (dump_json(sorted(paused_keys)),))
 
         def work(c: sqlite3.Connection) -> float | None:
-            times = [
-                row[0] for query in (free, (_NEXT_LEASE_END, (now, worker_id))) for row in c.execute(*query)
-            ]
-            return min(times, default=None)
+            at = store_now(c)
+            due = [row[0] for row in c.execute(*free)]
+            ends = [row[0] - at + now for row in c.execute(_NEXT_LEASE_END, (at, worker_id))]
+            return min(due + ends, default=None)
 
         return await self._read(work)
 

@@ -10,6 +10,7 @@ from adapters.sql.job_stats import stats_from_rows, stats_sql
 from adapters.sql.json_text import dump_json
 from adapters.sqlite.jobs import insert_job
 from adapters.sqlite.port_base import SqliteAccess
+from adapters.sqlite.store_clock import STORE_NOW
 from ports.jobs import FailedJob, Job, NewJob, QueueCounts, QueueStats
 from ports.queue_view import QueueView
 
@@ -21,7 +22,7 @@ _LIST_FAILED = f"""
     SELECT {FAILED_JOB_COLUMNS}
     FROM failed_jobs ORDER BY id LIMIT ?
 """  # noqa: S608 - a constant column list
-_STATS = stats_sql("?1")
+_STATS = stats_sql("?1", STORE_NOW)
 # A range of the claim's own index (jobs_fair): only the rows before this one are read.
 _AHEAD_OF = """
     SELECT count(*) FROM jobs AS ahead INDEXED BY jobs_fair, jobs AS me

@@ -170,6 +170,24 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration(
+        "update inbox",
+        (
+            # An update is kept here before Telegram hears it arrived; a handled one keeps its row
+            # (handled_at) until swept, so a batch handed out again is not handled twice.
+            """
+            CREATE TABLE inbox (
+                update_id INTEGER PRIMARY KEY,
+                lane TEXT NOT NULL,
+                body TEXT NOT NULL,
+                received_at REAL NOT NULL,
+                handled_at REAL
+            )
+            """,
+            "CREATE INDEX inbox_waiting ON inbox (update_id) WHERE handled_at IS NULL",
+            "CREATE INDEX inbox_handled_at ON inbox (handled_at) WHERE handled_at IS NOT NULL",
+        ),
+    ),
+    Migration(
         "fair order",
         (
             # Whose turn a row takes, and its place in the fair order (ports.queue).

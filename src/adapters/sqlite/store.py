@@ -1,11 +1,12 @@
 """Every store port on one embedded SQLite file (WAL, group commit), with the memory store's
 semantics: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets,
-chat_settings) over one writer."""
+chat_settings, inbox) over one writer; work notices from other processes (`vidrelay jobs retry`)
+through the file's data_version."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Final
@@ -15,7 +16,10 @@ from adapters.sqlite.caches import SqliteHandledUrls, SqliteInfoCache
 from adapters.sqlite.cancels import SqliteJobCancels
 from adapters.sqlite.chat_settings import SqliteChatSettings
 from adapters.sqlite.connection import SYNCHRONOUS_LEVELS, FileSettings, SqliteConnection
+from adapters.sqlite.held_back import SqliteHeldBackJobs
+from adapters.sqlite.inbox import SqliteInbox
 from adapters.sqlite.jobs import SqliteJobQueue
+from adapters.sqlite.notices import ForeignCommits
 from adapters.sqlite.opening import open_checked
 from adapters.sqlite.pending import SqlitePending
 from adapters.sqlite.queue_view import SqliteQueueView
@@ -24,9 +28,13 @@ from adapters.sqlite.schema import MIGRATIONS, Migration
 from adapters.sqlite.secrets import SqliteInstallSecrets
 from adapters.sqlite.transaction import DRIVER_ERRORS
 from adapters.sqlite.writer import GroupCommitWriter
+from ports.clock import Clock
 from ports.errors import StoreError, StoreRefused
+from ports.notices import WorkNotices
 from ports.store import Store
 
+DEFAULT_CHECK_SECONDS: Final = 10.0
+"""The open's PRAGMA quick_check of an existing file may take this long (opening.py)."""
 DEFAULT_SYNCHRONOUS: Final = "FULL"
 """Every commit is on disk (fsynced) before anyone hears "done"; bench/queue_throughput.py
 measures what this costs against NORMAL."""
@@ -43,14 +51,25 @@ class SqliteStore(
     SqliteHandledUrls,
     SqliteInstallSecrets,
     SqliteChatSettings,
+    SqliteInbox,
+    SqliteHeldBackJobs,
     Store,
+    WorkNotices,
 ):
-    def __init__(self, connection: SqliteConnection, writer: GroupCommitWriter, *, fair: bool = True) -> None:
+    def __init__(
+        self,
+        connection: SqliteConnection,
+        writer: GroupCommitWriter,
+        clock: Clock | None = None,
+        *,
+        fair: bool = True,
+    ) -> None:
         """Use `SqliteStore.open`."""
         self._connection = connection
         self._writer = writer
         self._fair = fair
         self._closed = False
+        self._foreign = ForeignCommits(self._read, clock) if clock is not None else None
 
     @classmethod
     async def open(
@@ -59,19 +78,23 @@ class SqliteStore(
         *,
         synchronous: str = DEFAULT_SYNCHRONOUS,
         busy_timeout_seconds: float = 5.0,
+        check_seconds: float = DEFAULT_CHECK_SECONDS,
         migrations: Sequence[Migration] = MIGRATIONS,
         connection_class: type[sqlite3.Connection] = sqlite3.Connection,
+        clock: Clock | None = None,
         fair: bool = True,
     ) -> SqliteStore:
-        """Open (creating if needed) and migrate the file at `path`. `fair` False: claims go
-        first-in, first-out instead of in the fair order (see ports.queue; a comparison).
+        """Open (creating if needed) and migrate the file at `path`. `clock`: the timer of the
+        watch for other processes' commits (`on_work`); a store without one offers no notices.
+        `fair` False: claims go first-in, first-out instead of in the fair order (see ports.queue;
+        a comparison).
 
-        StoreRefused when the file is not ours to touch (then it is left as it was); StoreError
-        when it cannot be opened now."""
+        StoreRefused when the file is not ours to touch or is damaged (then it is left as it
+        was); StoreError when it cannot be opened now. `check_seconds` bounds the damage check."""
         level = synchronous.upper()
         if level not in SYNCHRONOUS_LEVELS:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS_LEVELS}, not {synchronous!r}")
-        settings = FileSettings(path, level, busy_timeout_seconds, connection_class)
+        settings = FileSettings(path, level, busy_timeout_seconds, connection_class, check_seconds)
         connection = SqliteConnection(settings)
         try:
             await connection.start(partial(open_checked, settings, migrations))
@@ -81,13 +104,20 @@ class SqliteStore(
             raise StoreError(f"cannot open the SQLite file {path}: {error}") from error
         writer = GroupCommitWriter(connection)
         writer.start()
-        return cls(connection, writer, fair=fair)
+        return cls(connection, writer, clock, fair=fair)
+
+    def on_work(self, wake: Callable[[], None]) -> None:
+        if self._foreign is None:
+            raise RuntimeError("this SQLite store was opened without a clock: it cannot watch the file")
+        self._foreign.subscribe(wake)
 
     async def close(self) -> None:
         """Finish the operations already submitted, then close the file."""
         if self._closed:
             return
         self._closed = True
+        if self._foreign is not None:
+            await self._foreign.close()
         await self._writer.close()
         await self._connection.close()
 

@@ -20,6 +20,16 @@ from adapters.sqlite.connection import Work
 
 DRIVER_ERRORS = (sqlite3.Error, UnicodeEncodeError)
 """What the driver raises for a statement it cannot run; callers see StoreError instead."""
+_DAMAGE_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
+
+
+def damaged(error: BaseException) -> bool:
+    """SQLite says the file itself is broken ("database disk image is malformed"), which no
+    retry mends."""
+    return (
+        isinstance(error, sqlite3.DatabaseError)
+        and getattr(error, "sqlite_errorcode", 0) & 0xFF in _DAMAGE_CODES
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,11 +15,12 @@ import contextlib
 import logging
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from adapters.sqlite.connection import SqliteConnection, Work
-from adapters.sqlite.transaction import DRIVER_ERRORS, Batch, run_batch
-from ports.errors import StoreError
+from adapters.sqlite.transaction import DRIVER_ERRORS, Batch, damaged, run_batch
+from ports.errors import StoreDamaged, StoreError
 
 T = TypeVar("T")
 log = logging.getLogger("vidrelay.sqlite")
@@ -114,8 +115,10 @@ class GroupCommitWriter:
         try:
             outcomes = await self._connection.run(lambda c: run_batch(c, batch))
         except Exception as error:  # noqa: BLE001 - the connection itself failed: every caller hears it
-            failure = StoreError(f"SQLite connection failed: {error}")
-            failure.__cause__ = error
+            failure = _as_port_error(error, self._connection.settings.path)
+            if not isinstance(failure, StoreError):
+                failure = StoreError(f"SQLite connection failed: {error}")
+                failure.__cause__ = error
             outcomes, batch.connection_lost = [failure] * len(ops), True
         self.transactions += 1
         if batch.connection_lost:
@@ -127,14 +130,19 @@ class GroupCommitWriter:
             if op.future.done():
                 continue
             if isinstance(outcome, BaseException):
-                op.future.set_exception(_as_port_error(outcome))
+                op.future.set_exception(_as_port_error(outcome, self._connection.settings.path))
             else:
                 op.future.set_result(outcome.value)
 
 
-def _as_port_error(error: BaseException) -> BaseException:
-    if isinstance(error, DRIVER_ERRORS):
+def _as_port_error(error: BaseException, path: Path) -> BaseException:
+    if damaged(error):
+        wrapped: StoreError = StoreDamaged(
+            f"{path} is damaged ({error}): restore a backup (vidrelay restore)"
+        )
+    elif isinstance(error, DRIVER_ERRORS):
         wrapped = StoreError(f"SQLite: {error}")
-        wrapped.__cause__ = error
-        return wrapped
-    return error
+    else:
+        return error
+    wrapped.__cause__ = error
+    return wrapped

@@ -12,5 +12,8 @@ class SystemClock(Clock):
     def now(self) -> float:
         return time.time()
 
+    def monotonic(self) -> float:
+        return time.monotonic()
+
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(max(seconds, 0.0))

@@ -69,6 +69,11 @@ class FloodControl(BaseRequestMiddleware):
         self._max_retries = max_retries
         self._max_retry_after = max_retry_after
 
+    @property
+    def longest_wait_seconds(self) -> float:
+        """The longest a call may wait here for Telegram's 429s before it is made or refused."""
+        return self._max_retries * self._max_retry_after
+
     async def __call__(
         self,
         make_request: NextRequestMiddlewareType[TelegramType],
@@ -90,10 +95,9 @@ class FloodControl(BaseRequestMiddleware):
                     raise
                 retries += 1
                 log.warning(
-                    "event=telegram_retry_after method=%s chat_id=%s retry_after=%s retry=%d",
-                    method.__api_method__,
-                    chat_id,
+                    "Telegram asked to wait %ss before the next %s",
                     error.retry_after,
-                    retries,
+                    method.__api_method__,
+                    extra={"chat_id": chat_id, "retry": retries, "error": error.message},
                 )
                 await self._clock.sleep(error.retry_after)

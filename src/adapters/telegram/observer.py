@@ -13,7 +13,7 @@ from aiogram.methods import Response, TelegramMethod
 from aiogram.methods.base import TelegramType
 
 from adapters.telegram.messenger import to_messenger_error
-from ports.telemetry import ApiEvents
+from ports.telemetry import ApiEvents, UpdateEvents
 
 
 class ApiObserver(BaseRequestMiddleware):
@@ -33,3 +33,28 @@ class ApiObserver(BaseRequestMiddleware):
             if isinstance(error, TelegramRetryAfter):
                 self._events.flood_wait(float(error.retry_after))
             raise
+
+
+class UpdatesObserver(BaseRequestMiddleware):
+    """Every getUpdates' outcome, reported to UpdateEvents: the freshness `/healthz` judges."""
+
+    def __init__(self, events: UpdateEvents) -> None:
+        self._events = events
+
+    async def __call__(
+        self,
+        make_request: NextRequestMiddlewareType[TelegramType],
+        bot: Bot,
+        method: TelegramMethod[TelegramType],
+    ) -> Response[TelegramType]:
+        if method.__api_method__ != "getUpdates":
+            return await make_request(bot, method)
+        try:
+            answer = await make_request(bot, method)
+        except AiogramError as error:
+            refused = to_messenger_error(error)
+            code = f"{refused.code} " if refused.code is not None else ""
+            self._events.updates_failed(f"getUpdates failed: {code}{refused.description}")
+            raise
+        self._events.updates_received()
+        return answer

@@ -2,7 +2,7 @@
 
 Layout under the data folder, the same one the locator resolves:
 
-    ytdlp/versions/<version>/    `pip install --target` of one yt-dlp release
+    ytdlp/versions/<version>/    `pip install --target` of one yt-dlp release, with its extras
     ytdlp/current                symlink -> versions/<version>
 
 A release is installed under a hidden name, verified (`python -m yt_dlp --version` with that
@@ -36,6 +36,11 @@ log = logging.getLogger("vidrelay.ytdlp.updater")
 Channel = Literal["stable", "nightly"]
 
 PACKAGE = "yt-dlp"
+EXTRAS = "default"
+"""What a release needs beside it: yt-dlp-ejs (YouTube's challenge solver, pinned by each release to
+the version it works with), brotli, websockets, certifi… The `deno` extra is not reinstalled: it
+is a runtime binary yt-dlp finds beside the interpreter (the venv's bin) or on PATH, never inside
+an install's folder, so the one vidrelay was installed with serves every release."""
 VERSIONS_DIR = "versions"
 CURRENT_LINK = "current"
 _INSTALLING_PREFIX = ".installing-"
@@ -146,7 +151,9 @@ class YtDlpUpdater(Updater):
             previous = self._selected_dir()
             installed = await self._install(latest)
         except (_StepFailed, OSError) as e:
-            log.warning("yt-dlp update failed, keeping %s: %s", before or "the packaged yt-dlp", e)
+            log.warning(
+                "yt-dlp update failed, keeping %s", before or "the packaged yt-dlp", extra={"error": str(e)}
+            )
             return UpdateOutcome(False, before, before, error=str(e))
         log.info("yt-dlp updated: %s -> %s (%s channel)", before, latest, self._channel)
         keep = {installed.name} | ({previous.name} if previous is not None else set())
@@ -190,7 +197,7 @@ class YtDlpUpdater(Updater):
                 "install",
                 "--target",
                 str(staged),
-                f"{PACKAGE}=={version}",
+                f"{PACKAGE}[{EXTRAS}]=={version}",
                 timeout=self._install_timeout,
                 what="install",
             )
@@ -259,7 +266,6 @@ class YtDlpUpdater(Updater):
             "--no-input",
             "--disable-pip-version-check",
             "--quiet",
-            "--no-deps",
             "--only-binary=:all:",
             *self._pip_args,
             *args[1:],

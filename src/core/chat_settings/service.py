@@ -113,6 +113,4 @@ class ChatSettingsService:
         try:
             await self._messenger.edit_text(chat_id, message_id, text, keyboard=keyboard)
         except MessengerError as error:
-            log.warning(
-                "could not update a settings panel: %s", error.description, extra={"chat_id": chat_id}
-            )
+            log.warning("could not update a settings panel", exc_info=error, extra={"chat_id": chat_id})

@@ -88,7 +88,7 @@ class SettingsAccess:
         try:
             status = await self._messenger.member_status(chat_id, user_id)
         except MessengerError as error:
-            log.info("refused a settings change: status unknown (%s)", error.description)
+            log.info("refused a settings change: status unknown", exc_info=error, extra={"chat_id": chat_id})
             return False
         if status not in ADMIN_STATUSES:
             log.info("refused a settings change by a non-administrator", extra={"chat_id": chat_id})

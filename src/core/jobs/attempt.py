@@ -20,7 +20,7 @@ from core import texts
 from core.jobs.context import JobContext
 from core.jobs.fields import log_fields
 from core.jobs.in_flight import AttemptStopped, HeldJob
-from core.jobs.outcome import JobFailure, JobOutcome
+from core.jobs.outcome import INTERNAL, JobFailure, JobOutcome
 from core.jobs.registry import JobType
 from core.jobs.tasks import finished_within
 from ports.clock import Clock
@@ -51,7 +51,9 @@ class Deadlines:
             raise
         except Exception as error:  # noqa: BLE001 - a bug in one job must not kill the worker
             return Failure(
-                JobFailure(texts.INTERNAL_ERROR.format(error=error), detail=traceback.format_exc())
+                JobFailure(
+                    texts.INTERNAL_ERROR.format(error=error), detail=traceback.format_exc(), code=INTERNAL
+                )
             )
         if not finished:
             return Failure(JobFailure(texts.TIMED_OUT.format(seconds=seconds)))
@@ -73,7 +75,7 @@ class Deadlines:
     async def _within(self, task: asyncio.Future[T], seconds: float, held: HeldJob, what: str) -> bool:
         """Whether `task` finished by the deadline; its exception, if it raised, is raised here."""
         finished = False
-        if held.stopped is None:  # stopped before it started (a heartbeat in between): never start it
+        if held.stopped is None:  # stopped before it started (the heartbeat ran in between): never start it
             held.running = task
             try:
                 finished = await finished_within(task, self._clock, seconds)
@@ -84,7 +86,7 @@ class Deadlines:
                 held.running = None
         if held.stopped is not None:
             await self.stop(task, held.job, what)
-            raise held.stopped
+            raise AttemptStopped(held.stopped)
         if not finished:
             await self.stop(task, held.job, what)
             return False

@@ -52,14 +52,16 @@ class Boot:
             if back:
                 log.warning("boot: %d job(s) came back from a process that died", back)
         gave_up = await self._bury_exhausted()
-        log.warning("boot: %d job(s) gave up at this boot", gave_up)
+        # Every boot says it (the SPEC), so zero is routine; a job that gave up killed its
+        # process at every attempt, and the operator should look at it.
+        log.log(logging.WARNING if gave_up else logging.INFO, "boot: %d job(s) gave up at this boot", gave_up)
         return gave_up
 
     async def _bury_exhausted(self) -> int:
         gave_up = 0
         now = self._clock.now()
         for job in await self._queue.claim_exhausted(self._worker_id, now, self._lease_seconds):
-            self._in_flight.hold(job, self._clock.now())
+            self._in_flight.hold(job, self._clock.now())  # buried at once: no lease watch needed
             job_type = self._registry.get(job.name)
             periodic = bool(job_type and job_type.interval_seconds)
             state = JobState.before_claim(job, periodic=periodic)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from core.jobs.fence import Fence
+from core.jobs.in_flight import HeldJob
 from core.jobs.outcome import JobFailure
 from core.jobs.submitter import JobSubmitter
 from ports.jobs import Job
@@ -15,11 +17,19 @@ from ports.json import Payload
 class JobContext:
     """What a running attempt may see and do besides its own dependencies."""
 
-    def __init__(self, job: Job, save: Callable[[Payload], Awaitable[None]], jobs: JobSubmitter) -> None:
+    def __init__(
+        self,
+        job: Job,
+        save: Callable[[Payload], Awaitable[None]],
+        jobs: JobSubmitter,
+        fence: Fence | None = None,
+    ) -> None:
         self.job = job
         self.payload: Payload = dict(job.payload)
         self.jobs = jobs
         """Where the attempt enqueues other jobs (a multi-video post's children)."""
+        self.fence = fence or Fence.always(HeldJob(job))
+        """What every Telegram call made for this attempt asks first (core.jobs.fence)."""
         self._save = save
 
     @property

@@ -11,14 +11,17 @@ still dies is started again.
 The pieces, each built here with what it needs: boot.py (crash attribution at start),
 producing.py (making jobs), claims.py (taking them), worker.py (the loop), running.py (one
 claimed job to its settling), attempt.py (deadlines), settling.py (the finishing writes),
-heartbeat.py (leases), supervision.py (staying alive). What they share is passed to each:
-the held jobs (`InFlight`), the store's health, and two signals — `wake` (work may be
-claimable) and `finished` (a job let go of its row).
+heartbeat.py (leases), lease_watch.py and fence.py (an attempt that may no longer hold its
+lease stops, and says nothing more to Telegram), supervision.py (staying alive). What they
+share is passed to each: the held jobs (`InFlight`, where an attempt is stopped from outside),
+the store's health, and two signals — `wake` (work may be claimable) and `finished` (a job let
+go of its row).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -33,6 +36,7 @@ from core.jobs.config import EngineConfig
 from core.jobs.health import EngineHealth, StoreHealth
 from core.jobs.heartbeat import Heartbeat
 from core.jobs.in_flight import InFlight
+from core.jobs.lease_watch import LeaseWatch
 from core.jobs.producing import Producer
 from core.jobs.registry import JobRegistry
 from core.jobs.running import Attempts
@@ -46,11 +50,14 @@ from core.lifecycle.retry_policy import Random
 from core.telemetry import Unobserved
 from ports.cancels import JobCancels
 from ports.clock import Clock
+from ports.errors import StoreDamaged
 from ports.jobs import Guard, NewJob
 from ports.json import Payload
 from ports.notices import WorkNotices
 from ports.queue import JobQueue
 from ports.telemetry import JobEvents
+
+log = logging.getLogger("vidrelay.engine")
 
 __all__ = ["Engine", "EngineConfig"]
 
@@ -85,7 +92,10 @@ class Engine(JobSubmitter):
         self._quick_wake = Signal()
         """A quick row was enqueued: the quick lane's worker looks (ports.queue)."""
         self._stopping = asyncio.Event()
-        self._health = StoreHealth(clock)
+        self._damaged = asyncio.Event()
+        self.damage: StoreDamaged | None = None
+        """Why the engine stopped by itself: the store's data is damaged."""
+        self._health = StoreHealth(clock, on_damaged=self._halt)
         events = events or Unobserved()
         in_flight, finished = InFlight(), Signal()
         self._in_flight = in_flight
@@ -128,7 +138,20 @@ class Engine(JobSubmitter):
             in_flight=in_flight,
             settler=settler,
         )
-        claims = Claims(
+        self._heartbeat = Heartbeat(
+            queue=queue,
+            cancels=cancels,
+            clock=clock,
+            worker_id=worker_id,
+            in_flight=in_flight,
+            health=self._health,
+            every_seconds=config.heartbeat_seconds,
+            lease_seconds=config.lease_seconds,
+        )
+        self._lease_watch = LeaseWatch(
+            clock=clock, in_flight=in_flight, idle_seconds=config.heartbeat_seconds
+        )
+        self._claims = claims = Claims(
             queue=queue,
             clock=clock,
             worker_id=worker_id,
@@ -149,6 +172,8 @@ class Engine(JobSubmitter):
             settler=settler,
             jobs=self._producer,
             stopping=self._stopping,
+            reserve=self._heartbeat.reserve,
+            lease_margin_seconds=config.lease_margin_seconds,
         )
         self._workers = [
             Worker(
@@ -166,16 +191,6 @@ class Engine(JobSubmitter):
             )
             for n, quick in enumerate([False] * config.concurrency + [True] * config.quick_lane)
         ]
-        self._heartbeat = Heartbeat(
-            queue=queue,
-            cancels=cancels,
-            clock=clock,
-            worker_id=worker_id,
-            in_flight=in_flight,
-            health=self._health,
-            every_seconds=config.heartbeat_seconds,
-            lease_seconds=config.lease_seconds,
-        )
         self._supervisor = Supervisor(clock=clock, wanted_workers=config.concurrency, new_backoff=new_backoff)
         self._running: _Tasks | None = None
 
@@ -211,6 +226,33 @@ class Engine(JobSubmitter):
             grace_seconds=self._config.health_grace_seconds,
         )
 
+    def _halt(self, error: StoreDamaged) -> None:
+        """The store's data is damaged: every worker stops instead of looping on it, once."""
+        if self.damage is not None:
+            return
+        self.damage = error
+        log.critical("the store is damaged, the workers stop", exc_info=error)
+        self._stopping.set()
+        self._wake.fire()
+        self._damaged.set()
+
+    async def until_damaged(self) -> StoreDamaged:
+        """Returns once the store was found damaged (the process should stop)."""
+        await self._damaged.wait()
+        assert self.damage is not None
+        return self.damage
+
+    async def stalled(self) -> str | None:
+        """Why the workers are stuck though work is claimable, or None: a free worker, a row due
+        for longer than the stall bound, and no claim of this process taking anything meanwhile
+        (a claim that hangs, a worker loop that stopped waking). StoreError when the store
+        cannot say; /healthz then says the store does not answer."""
+        running = self._running is not None and not self._stopping.is_set()
+        if not running or len(self._in_flight) >= self._config.concurrency:
+            return None
+        waited = await self._claims.stalled_for(self._clock.now(), self._config.stall_seconds)
+        return None if waited is None else f"no progress on claimable work for {waited:.0f}s"
+
     # Producing -------------------------------------------------------------------------
 
     async def enqueue(self, job: NewJob, guard: Guard | None = None) -> int | None:
@@ -226,11 +268,18 @@ class Engine(JobSubmitter):
         requester: int | None = None,
         quick: bool = False,
         guard: Guard | None = None,
+        available_at: float = 0.0,
     ) -> int | None:
-        job = self._producer.new_job(
-            name, payload, key=key, owner_id=owner_id, requester=requester, quick=quick
+        return await self._producer.submit(
+            name,
+            payload,
+            key=key,
+            owner_id=owner_id,
+            requester=requester,
+            quick=quick,
+            guard=guard,
+            available_at=available_at,
         )
-        return await self._producer.enqueue(job, guard)
 
     def new_job(
         self,
@@ -270,6 +319,7 @@ class Engine(JobSubmitter):
         Returns how many jobs gave up at this boot.
         """
         gave_up = await self._boot.run()
+        self._claims.started()
         if self._notices is not None:
             self._notices.on_work(self.wake)
             self._notices.on_quick_work(self._quick_wake.fire)
@@ -283,6 +333,7 @@ class Engine(JobSubmitter):
                 for n, worker in enumerate(self._workers)
             ],
             heartbeat=keep("vidrelay-heartbeat", self._heartbeat.run),
+            lease_watch=keep("vidrelay-lease-watch", self._lease_watch.run),
             ticks=[
                 keep(f"vidrelay-tick-{job_type.name}", partial(self._producer.tick, job_type))
                 for job_type in self._registry.periodic()
@@ -310,9 +361,11 @@ class Engine(JobSubmitter):
         # of deleting a finished job's row must finish that step, or a claimed job would keep a
         # spent attempt and a delivered one would run again.
         await first_of(all_done(running.workers), self._clock.sleep(grace_seconds))
-        for task in [*running.workers, running.heartbeat]:
+        for task in [*running.workers, running.heartbeat, running.lease_watch]:
             task.cancel()
-        await settle([*running.workers, running.heartbeat, *self._deadlines.cancel_abandoned()])
+        await settle(
+            [*running.workers, running.heartbeat, running.lease_watch, *self._deadlines.cancel_abandoned()]
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,4 +374,5 @@ class _Tasks:
 
     workers: list[asyncio.Task[None]]
     heartbeat: asyncio.Task[None]
+    lease_watch: asyncio.Task[None]
     ticks: list[asyncio.Task[None]]

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
 from ports.clock import Clock
+from ports.errors import StoreDamaged
 
 T = TypeVar("T")
 
@@ -15,11 +16,13 @@ class StoreHealth:
     """The outcome of the latest write anybody tried (a claim, a heartbeat, an enqueue).
 
     The heartbeat writes every few seconds even when idle, so a store that refuses writes is
-    noticed without waiting for a user's link to fail.
+    noticed without waiting for a user's link to fail. A store whose data is damaged
+    (StoreDamaged) is told to `on_damaged`, once: nothing of the engine should try it again.
     """
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, on_damaged: Callable[[StoreDamaged], None] = lambda _: None) -> None:
         self._clock = clock
+        self._on_damaged = on_damaged
         self.refusing_since: float | None = None
 
     async def write(self, write: Awaitable[T]) -> T:
@@ -27,8 +30,10 @@ class StoreHealth:
         the store's error is raised on for the caller to handle."""
         try:
             answer = await write
-        except Exception:
+        except Exception as error:
             self.refused(self._clock.now())
+            if isinstance(error, StoreDamaged):
+                self._on_damaged(error)
             raise
         self.wrote()
         return answer

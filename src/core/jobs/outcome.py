@@ -21,6 +21,10 @@ class JobFailure:
     """What kind of failure, for the hooks (e.g. "not_a_video" stays silent in groups)."""
 
 
+INTERNAL = "internal"
+"""The code of a failure that is a bug of ours, not the job's: an operator should look."""
+
+
 @dataclass(frozen=True, slots=True)
 class Deferred:
     """Not done, and not failed either: run the job again at `until`, its attempt refunded.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from core.jobs.health import StoreHealth
 from core.jobs.registry import JobRegistry, JobType
@@ -60,8 +61,12 @@ class Producer(JobSubmitter):
         requester: int | None = None,
         quick: bool = False,
         guard: Guard | None = None,
+        available_at: float = 0.0,
     ) -> int | None:
-        job = self.new_job(name, payload, key=key, owner_id=owner_id, requester=requester, quick=quick)
+        job = replace(
+            self.new_job(name, payload, key=key, owner_id=owner_id, requester=requester, quick=quick),
+            available_at=available_at,
+        )
         return await self.enqueue(job, guard)
 
     def new_job(

@@ -17,8 +17,9 @@ from returns.result import Failure, Success
 from core.jobs.attempt import Deadlines
 from core.jobs.breaker import CircuitBreakers
 from core.jobs.context import JobContext, RetryNotice
+from core.jobs.fence import Fence, Reserve
 from core.jobs.fields import log_fields
-from core.jobs.in_flight import CancelledByUser, HeldJob, InFlight, LostLease
+from core.jobs.in_flight import AttemptStopped, HeldJob, InFlight, StopReason
 from core.jobs.outcome import Deferred, JobFailure, JobOutcome
 from core.jobs.registry import JobRegistry, JobType
 from core.jobs.settling import Settler
@@ -52,9 +53,12 @@ class Attempts:
         settler: Settler,
         jobs: JobSubmitter,
         stopping: asyncio.Event,
+        reserve: Reserve,
+        lease_margin_seconds: float,
     ) -> None:
         """`jobs`: handed to every attempt, for the jobs it enqueues; `stopping`: set once the
-        engine stops claiming (a job claimed meanwhile goes back unrun)."""
+        engine stops claiming (a job claimed meanwhile goes back unrun); `reserve` and
+        `lease_margin_seconds`: what each attempt's fence renews through and asks for."""
         self._queue = queue
         self._clock = clock
         self._registry = registry
@@ -66,6 +70,8 @@ class Attempts:
         self._settler = settler
         self._jobs = jobs
         self._stopping = stopping
+        self._reserve = reserve
+        self._margin = lease_margin_seconds
 
     async def process(self, job: Job) -> Job | None:
         """Run one claimed job; returns it when it succeeded and its row is still to be deleted."""
@@ -92,16 +98,19 @@ class Attempts:
         async def save(payload: Payload) -> None:
             await self._queue.update_payload(job.lease, payload)
 
-        context = JobContext(job, save, self._jobs)
         held = self._in_flight.held(job)
+        fence = Fence(held, self._clock, margin_seconds=self._margin, reserve=self._reserve)
+        context = JobContext(job, save, self._jobs, fence)
         try:
             effect, failure = await self._run_and_report(job, job_type, state, context, held)
-        except LostLease:
-            log.warning("job lost its lease: its attempt was stopped", extra=log_fields(job))
+        except AttemptStopped as stopped:
+            if stopped.reason is StopReason.CANCELLED:  # the row is still ours: settle it as cancelled
+                await self._settler.cancelled(replace(job, payload=context.payload), job_type)
+                return None
+            # Nothing to write: another claim may hold the row (a write would change nothing),
+            # or the store cannot be reached; a row still ours comes back when its lease ends.
+            log.warning("job's attempt was stopped", extra=log_fields(job, error=stopped.reason.value))
             self._settler.let_go(job)
-            return None
-        except CancelledByUser:
-            await self._settler.cancelled(replace(job, payload=context.payload), job_type)
             return None
         except asyncio.CancelledError:
             await self._abandon(job)
@@ -123,7 +132,7 @@ class Attempts:
         failure = outcome.failure() if isinstance(outcome, Failure) else None
         _, effect = self._step(state, self._event(job, outcome))
         if isinstance(effect, Complete) and failure is not None:
-            log.warning("periodic job failed: %s", failure.reason, extra=log_fields(job))
+            log.warning("periodic job failed", extra=log_fields(job, error=failure.reason))
         if isinstance(effect, ScheduleRetry) and job_type.on_retry and failure is not None:
             # Before the row is claimable again, so what the hook saves is there for the retry.
             notice = RetryNotice(context, failure, job.attempts + 1)
@@ -154,4 +163,4 @@ class Attempts:
         with contextlib.suppress(Exception):  # one try: the process is going away
             await self._queue.release(job.lease, self._clock.now())
         self._settler.let_go(job)
-        log.warning("job released at shutdown", extra=log_fields(job))
+        log.info("job released at shutdown", extra=log_fields(job))

@@ -18,12 +18,13 @@ from core.jobs.backoff import Backoff
 from core.jobs.context import CancelledJob, DeadJob
 from core.jobs.fields import log_fields
 from core.jobs.health import StoreHealth
-from core.jobs.in_flight import HeldJob, InFlight
-from core.jobs.outcome import JobFailure
+from core.jobs.in_flight import HeldJob, InFlight, StopReason
+from core.jobs.outcome import INTERNAL, JobFailure
 from core.jobs.registry import JobType
 from core.jobs.signals import Signal
 from core.lifecycle.effects import Complete, DeadLetter, Effect, Release, ScheduleRetry
 from ports.clock import Clock
+from ports.errors import StoreRefused
 from ports.jobs import Job
 from ports.queue import JobQueue
 from ports.telemetry import JobEvents
@@ -79,7 +80,7 @@ class Settler:
         if deferred:  # routine in a busy chat: its video waits for the chat's turn, not a worker
             log.info("job deferred for %.1fs", max(at - self._clock.now(), 0.0), extra=log_fields(job))
         else:
-            log.warning("job released: it runs again later", extra=log_fields(job))
+            log.info("job released: it runs again later", extra=log_fields(job))
 
     def let_go(self, job: Job) -> None:
         self._in_flight.drop(job)
@@ -111,12 +112,10 @@ class Settler:
         if await self._persist(job, "retry", lambda: self._queue.retry_later(job.lease, at, error)):
             self.stats["retried"] += 1
             self._events.job_retried(job.name)
-            reason = failure.reason if failure else ""
             log.warning(
-                "job failed, retry in %.1fs: %s",
+                "job failed, retry in %.1fs",
                 max(at - self._clock.now(), 0.0),
-                reason,
-                extra=log_fields(job),
+                extra=log_fields(job, error=failure.reason if failure else None),
             )
 
     async def _bury(
@@ -131,7 +130,10 @@ class Settler:
             return
         self.stats["dead_lettered"] += 1
         self._events.job_dead(job.name)
-        log.error("job dead-lettered: %s", reason, extra=log_fields(job))
+        # A link that is not a video, or gone, is the user's business; a job that killed its
+        # process, or failed of a bug of ours, needs an operator.
+        level = logging.WARNING if failure is not None and failure.code != INTERNAL else logging.ERROR
+        log.log(level, "job dead-lettered", extra=log_fields(job, error=reason))
         if job_type and job_type.on_dead:
             held = HeldJob(job)  # the row is gone: this report no longer runs under its lease
             await self._deadlines.hook(job_type.on_dead(DeadJob(job, reason, failure)), held, "on_dead")
@@ -143,11 +145,16 @@ class Settler:
             tries += 1
             try:
                 landed = await self._health.write(write())
+            except StoreRefused:
+                raise  # no try can land (a damaged file): the engine stops instead
             except Exception:
                 log.warning("job %s failed, trying again", what, exc_info=True, extra=log_fields(job))
                 await self._clock.sleep(backoff.next())
                 continue
-            if not landed:
+            if landed:
+                self._in_flight.landed(job.lease)
+            else:
+                self._in_flight.stop(job.lease, StopReason.LOST)
                 # After a failed try this may also be that try having landed after all.
                 log.warning(
                     "job lost its lease: its %s changed nothing%s",

@@ -15,13 +15,14 @@ from core import texts
 from core.jobs.backoff import Backoff
 from core.jobs.claims import Claims
 from core.jobs.fields import log_fields
-from core.jobs.outcome import JobFailure
+from core.jobs.outcome import INTERNAL, JobFailure
 from core.jobs.running import Attempts
 from core.jobs.settling import Settler
 from core.jobs.signals import Signal
 from core.jobs.tasks import first_of, settle
 from core.lifecycle.effects import Complete, ScheduleRetry
 from ports.clock import Clock
+from ports.errors import StoreRefused
 from ports.jobs import Job
 
 log = logging.getLogger("vidrelay.engine")
@@ -72,6 +73,8 @@ class Worker:
                     self._nothing_claimed.reset()
                     done = await self._process_contained(job)
                 self._errors.reset()
+            except StoreRefused:
+                return  # the store is damaged: the engine stops (it said why, once)
             except Exception:
                 log.exception("worker %d: the store failed; backing off", self._number)
                 # An enqueue that landed meanwhile says the store takes writes again: go at once.
@@ -113,7 +116,7 @@ class Worker:
             # A bug of ours, not the job's: charge the attempt and let the row go, so the job
             # retries (and is buried once spent) instead of staying held by this process.
             log.exception("worker %d: processing the job failed", self._number, extra=log_fields(job))
-            failure = JobFailure(texts.INTERNAL_ERROR.format(error=error))
+            failure = JobFailure(texts.INTERNAL_ERROR.format(error=error), code=INTERNAL)
             retry = ScheduleRetry(self._clock.now() + self._errors.next(), failure.reason)
             await self._settler.apply(job, retry, None, failure)
             return None

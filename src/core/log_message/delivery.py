@@ -3,9 +3,13 @@
 "message is not modified" counts as delivered, a chunk Telegram cannot parse is resent as plain
 text, flood control and server errors are waited out, and a log message the user deleted is
 replaced by a fresh reply. What cannot be delivered raises MessengerError for the caller to log.
+Before each call `may_speak` is asked (the job's fence): when it says no, Silenced is raised and
+nothing more goes out.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from core.log_message.chunks import split_html, strip_tags
 from core.log_message.state import LogAddress, LogState
@@ -23,6 +27,14 @@ _PASSES = 3
 _MAX_WAIT_SECONDS = 30.0
 
 
+class Silenced(Exception):
+    """The view's owner may no longer speak for its job (`may_speak` said no)."""
+
+
+def _always() -> bool:
+    return True
+
+
 async def deliver(
     messenger: Messenger,
     clock: Clock,
@@ -30,15 +42,18 @@ async def deliver(
     state: LogState,
     text: str,
     keyboard: Keyboard | None = None,
+    may_speak: Callable[[], bool] = _always,
 ) -> None:
     """Make the chat show `text`, recording message ids and delivered chunks in `state`;
-    `keyboard` under the first message (an edit without it takes earlier buttons away)."""
+    `keyboard` under the first message (an edit without it takes earlier buttons away).
+    Silenced, and nothing sent, once `may_speak` says no."""
     if not text.strip():
         return
     for index, chunk in enumerate(split_html(text)):
         if index < len(state.delivered) and state.delivered[index] == chunk:
             continue
-        await _deliver_chunk(messenger, clock, to, state, index, chunk, keyboard if index == 0 else None)
+        first_keyboard = keyboard if index == 0 else None
+        await _deliver_chunk(messenger, clock, to, state, index, chunk, first_keyboard, may_speak)
 
 
 async def _deliver_chunk(
@@ -49,9 +64,12 @@ async def _deliver_chunk(
     index: int,
     chunk: str,
     keyboard: Keyboard | None,
+    may_speak: Callable[[], bool],
 ) -> None:
     html = True
     for attempt in range(_PASSES):
+        if not may_speak():
+            raise Silenced
         try:
             await _send_or_edit(messenger, to, state, index, chunk, html, keyboard)
         except MessengerError as error:

@@ -12,7 +12,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from core.log_message.delivery import deliver
+from core.log_message.delivery import Silenced, deliver
 from core.log_message.view import LogView
 from ports.clock import Clock
 from ports.messenger import Keyboard, Messenger, MessengerError
@@ -67,10 +67,16 @@ class ChatSender:
         had = list(view.state.message_ids)
         try:
             keyboard = await _keyboard(view)
-            await deliver(self._messenger, self._clock, view.to, view.state, text, keyboard)
+            await deliver(
+                self._messenger, self._clock, view.to, view.state, text, keyboard, lambda: view.may_speak
+            )
+        except Silenced:
+            # The job's attempt no longer holds its lease: another worker may be showing it now.
+            log.info("log message left to the job's new holder", extra={"chat_id": self.chat_id})
+            view.abandon()
         except MessengerError as error:
             # Given up on this text; the next change of the view tries again.
-            log.warning("log message not delivered: %s", error.description, extra={"chat_id": self.chat_id})
+            log.warning("log message not delivered", exc_info=error, extra={"chat_id": self.chat_id})
         finally:
             view.in_flight = None
             view.delivered(version, self._clock.now(), EDIT_INTERVAL_SECONDS)

@@ -28,6 +28,8 @@ Persist = Callable[[LogState], Awaitable[None]]
 """Saves the state into the job's row: the owner's way to keep a new message id across a crash."""
 Buttons = Callable[[int], Awaitable[Keyboard]]
 """The buttons under the live message, signed for its message id (cancel_button.py)."""
+Fence = Callable[[], bool]
+"""Whether the worker that owns the view may still speak for its job (it holds the job's lease)."""
 
 
 class LogView:
@@ -42,6 +44,8 @@ class LogView:
         self.persist: Persist | None = None
         self.buttons: Buttons | None = None
         """Shown under the message while the job is live; the last text goes without them."""
+        self.fence: Fence | None = None
+        """None: nobody's lease to ask (the intake's announcement, before a worker adopts it)."""
         self.version = 0
         self.delivered_version = 0
         self.closed = False
@@ -97,6 +101,16 @@ class LogView:
         self.delivered_version = self.version
         await self._landed()
         self._on_change(self)
+
+    def abandon(self) -> None:
+        """Its owner may no longer speak for the job: nothing more of it goes to the chat."""
+        self.closed = True
+        self.delivered_version = self.version
+        self._delivered.set()
+
+    @property
+    def may_speak(self) -> bool:
+        return self.fence is None or self.fence()
 
     async def shown_all(self) -> None:
         """Until the chat shows this view's latest text (or the sender gave up on it): for a last

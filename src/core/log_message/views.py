@@ -16,7 +16,7 @@ from functools import partial
 from core.log_message.cancel_button import CancelButtons
 from core.log_message.sender import EDIT_INTERVAL_SECONDS, ChatSender
 from core.log_message.state import LogAddress, LogState
-from core.log_message.view import LogView, Persist
+from core.log_message.view import Fence, LogView, Persist
 from ports.clock import Clock
 from ports.messenger import Messenger
 from ports.pacing import SendPacing
@@ -61,11 +61,15 @@ class LogViews:
         if view.version == 0:
             view.stage(first_text)
 
-    def adopt(self, job_id: int, to: LogAddress, state: LogState, persist: Persist) -> LogView:
-        """A worker starts the job: from now on the view is saved through the worker's `persist`,
-        and its next intermediate text waits one interval (a job done by then shows none)."""
+    def adopt(
+        self, job_id: int, to: LogAddress, state: LogState, persist: Persist, fence: Fence | None = None
+    ) -> LogView:
+        """A worker starts the job: from now on the view is saved through the worker's `persist`
+        and shown only while `fence` holds (the attempt still holds the job's lease), and its next
+        intermediate text waits one interval (a job done by then shows none)."""
         view = self.open(job_id, to, state)
         view.persist = persist
+        view.fence = fence
         view.quiet_until = self._clock.now() + EDIT_INTERVAL_SECONDS
         return view
 

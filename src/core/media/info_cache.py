@@ -79,7 +79,7 @@ class InfoService:
         try:
             await self._cache.evict_info(url)
         except StoreError:
-            log.warning("info cache: could not evict %s", url, exc_info=True)
+            log.warning("info cache: could not evict a link", exc_info=True, extra={"url": url})
 
     async def sweep(self) -> int:
         return await self._cache.sweep_info(self._clock.now() - self._ttl)
@@ -92,14 +92,14 @@ class InfoService:
         try:
             return await self._cache.cached_info(url, fresh_after=self._clock.now() - self._ttl)
         except StoreError:
-            log.warning("info cache: read failed for %s; scraping instead", url, exc_info=True)
+            log.warning("info cache: read failed; scraping instead", exc_info=True, extra={"url": url})
             return None
 
     async def _store(self, url: str, entries: list[VideoInfo]) -> None:
         try:
             await self._cache.cache_info(_aliases(url, entries), entries, self._clock.now())
         except StoreError:
-            log.warning("info cache: write failed for %s; the scrape stands", url, exc_info=True)
+            log.warning("info cache: write failed; the scrape stands", exc_info=True, extra={"url": url})
 
 
 def _aliases(url: str, entries: list[VideoInfo]) -> list[str]:

@@ -44,6 +44,9 @@ class DownloadRequest:
     log: Payload = field(default_factory=dict)
     posted_at: float | None = None
     """When the user's message was sent (Telegram's date): the start of what the user waits."""
+    delivered: bool = False
+    """The video (or the sound) went out: written the moment Telegram said so, so that an attempt
+    after a crash finishes the job instead of sending it again."""
 
     @property
     def private(self) -> bool:
@@ -64,6 +67,7 @@ class DownloadRequest:
             info_shown=False,
             reported_attempt=1,
             log={},
+            delivered=False,
         )
 
     def to_payload(self) -> Payload:
@@ -90,6 +94,7 @@ class DownloadRequest:
                 reported_attempt=read_int(payload.get("reported_attempt", 1)),
                 log=read_dict(payload.get("log")),
                 posted_at=read_optional_number(payload.get("posted_at")),
+                delivered=bool(payload.get("delivered", False)),
             )
         except KeyError as missing:
             raise PayloadError(f"download payload lacks {missing}") from None

@@ -80,6 +80,6 @@ class SignedButtons:
             try:
                 await messenger.delete_message(chat_id, message_id)
             except MessengerError as error:
-                log.warning("could not delete a prompt left without buttons: %s", error.description)
+                log.warning("could not delete a prompt left without buttons", exc_info=error)
             raise
         return message_id

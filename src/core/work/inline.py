@@ -20,10 +20,12 @@ from core.requests.inline import AUDIO_VARIANT, InlineRequest
 from core.work.delivery.audio import AudioDelivery, audio_meta
 from core.work.delivery.destination import AudioDestination, Destination, Outgoing
 from core.work.delivery.failures import api_failure, bad_payload, too_large
+from core.work.delivery.outage import TelegramOutages
 from core.work.delivery.report import Quiet
 from core.work.delivery.sending import video_meta
 from core.work.delivery.turns import VideoTurns
 from core.work.delivery.video import Delivery
+from core.work.fenced import FencedMessengers
 from ports.blobs import BlobRecord
 from ports.media import VideoInfo
 from ports.messenger import (
@@ -56,18 +58,26 @@ class DownloadInline:
         delivery: Delivery,
         audio: AudioDelivery,
         messenger: Messenger,
+        messengers: FencedMessengers,
         turns: VideoTurns,
         cache_chat_id: int,
+        outages: TelegramOutages,
     ) -> None:
         """`delivery`, `audio`: the download job's own, so both refuse alike before a byte (the
-        upload limit, the download cap) and wait alike for yt-dlp."""
+        upload limit, the download cap) and wait alike for yt-dlp; `messengers`: what an attempt
+        speaks through (fenced), `messenger`: the 💥 after the row is buried."""
         self._delivery = delivery
         self._audio = audio
         self._messenger = messenger
+        self._messengers = messengers
+        self._outages = outages
         self._turns = turns
         self._cache_chat_id = cache_chat_id
 
     async def run(self, context: JobContext) -> JobOutcome:
+        return await self._outages.settle(context, await self._run(context))
+
+    async def _run(self, context: JobContext) -> JobOutcome:
         try:
             request = InlineRequest.from_payload(context.payload)
         except ValueError as error:
@@ -76,10 +86,11 @@ class DownloadInline:
         if isinstance(videos, Failure):
             return videos
         info = videos.unwrap()[0]
+        messenger = self._messengers.for_attempt(context.fence)
         if request.variant == AUDIO_VARIANT:
-            sound = _SoundPlaceholder(request, info, self._messenger, self._cache_chat_id, self._turns)
+            sound = _SoundPlaceholder(request, info, messenger, self._cache_chat_id, self._turns)
             return await self._audio.deliver(info, sound, Quiet())
-        placeholder = _Placeholder(request, info, self._messenger, self._cache_chat_id, self._turns)
+        placeholder = _Placeholder(request, info, messenger, self._cache_chat_id, self._turns)
         return await self._delivery.deliver(info, placeholder, Quiet())
 
     async def on_dead(self, dead: DeadJob) -> None:
@@ -94,7 +105,7 @@ class DownloadInline:
                 keyboard=variant_keyboard(request.url, request.variant),
             )
         except MessengerError as error:
-            log.warning("could not tell an inline placeholder it failed: %s", error.description)
+            log.warning("could not tell an inline placeholder it failed", exc_info=error)
 
 
 class _Placeholder(Destination):

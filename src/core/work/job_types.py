@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
+from core.jobs.context import DeadJob
 from core.jobs.registry import JobType
 from core.requests.job_names import DOWNLOAD_INLINE, DOWNLOAD_VIDEO, SWEEP_BLOBS, SWEEP_CACHES, UPDATE_YTDLP
 from core.work.download.job import DownloadVideo
 from core.work.inline import DownloadInline
 from core.work.periodic import SWEEP_INTERVAL_SECONDS, SweepBlobs, SweepCaches, UpdateYtDlp
+from core.work.site_refusals import SiteRefusals
 
 UPDATE_TIMEOUT_SECONDS = 900.0
+
+
+DeadHook = Callable[[DeadJob], Awaitable[None]]
 
 
 def job_types(
@@ -19,15 +26,17 @@ def job_types(
     sweep_blobs: SweepBlobs,
     sweep_caches: SweepCaches,
     download_timeout: float,
+    refusals: SiteRefusals,
 ) -> list[JobType]:
-    """`inline` only with a cache chat; the updater only with an interval."""
+    """`inline` only with a cache chat; the updater only with an interval. A video job's end
+    reaches `refusals` after its chat heard it (a site's verdict is the operator's news too)."""
     types = [
         JobType(
             DOWNLOAD_VIDEO,
             download.run,
             timeout_seconds=download_timeout,
             on_retry=download.on_retry,
-            on_dead=download.on_dead,
+            on_dead=_then(download.on_dead, refusals.on_dead),
             on_cancel=download.on_cancel,
         ),
         JobType(SWEEP_BLOBS, sweep_blobs.run, interval_seconds=SWEEP_INTERVAL_SECONDS),
@@ -35,7 +44,12 @@ def job_types(
     ]
     if inline is not None:
         types.append(
-            JobType(DOWNLOAD_INLINE, inline.run, timeout_seconds=download_timeout, on_dead=inline.on_dead)
+            JobType(
+                DOWNLOAD_INLINE,
+                inline.run,
+                timeout_seconds=download_timeout,
+                on_dead=_then(inline.on_dead, refusals.on_dead),
+            )
         )
     if update is not None and update.interval_seconds > 0:
         types.append(
@@ -47,3 +61,11 @@ def job_types(
             )
         )
     return types
+
+
+def _then(first: DeadHook, second: DeadHook) -> DeadHook:
+    async def both(dead: DeadJob) -> None:
+        await first(dead)
+        await second(dead)
+
+    return both

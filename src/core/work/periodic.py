@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import asdict
 
 from returns.result import Failure, Success
 
@@ -18,11 +19,15 @@ from core.media.info_cache import InfoService
 from core.status import UpdateStatus
 from ports.caches import HandledUrls
 from ports.clock import Clock
+from ports.inbox import UpdateInbox
 from ports.media import Updater
 
 log = logging.getLogger("vidrelay.jobs")
 
 HANDLED_URL_TTL_SECONDS = 7 * 24 * 3600.0
+HANDLED_UPDATE_TTL_SECONDS = 2 * 24 * 3600.0
+"""A handled update's inbox row outlives Telegram's own memory of it (24 h): a batch handed out
+again is recognised for as long as Telegram may hand it out."""
 SWEEP_INTERVAL_SECONDS = 3600.0
 
 
@@ -55,7 +60,7 @@ class UpdateYtDlp:
                 JobFailure(f"yt-dlp update failed, keeping {outcome.version_before}: {outcome.error}")
             )
         if outcome.changed:
-            log.warning("yt-dlp updated %s → %s", outcome.version_before, outcome.version_after)
+            log.info("yt-dlp updated %s → %s", outcome.version_before, outcome.version_after)
             self._on_updated()
         return Success(None)
 
@@ -72,7 +77,7 @@ class SweepBlobs:
 
     async def run(self, context: JobContext) -> JobOutcome:
         report = await self._blobs.sweep()
-        log.info("blob sweep: %s", report)
+        log.info("blob sweep", extra=asdict(report))
         return Success(None)
 
 
@@ -82,18 +87,29 @@ class SweepCaches:
         *,
         info: InfoService,
         handled: HandledUrls,
+        inbox: UpdateInbox,
         expire_prompts: Callable[[], Awaitable[int]],
         clock: Clock,
     ) -> None:
         """`expire_prompts`: long-video prompts nobody answered lapse (`Confirmations.expire`)."""
         self._info = info
         self._handled = handled
+        self._inbox = inbox
         self._expire_prompts = expire_prompts
         self._clock = clock
 
     async def run(self, context: JobContext) -> JobOutcome:
         info = await self._info.sweep()
         handled = await self._handled.sweep_handled(self._clock.now() - HANDLED_URL_TTL_SECONDS)
+        updates = await self._inbox.sweep_inbox(self._clock.now() - HANDLED_UPDATE_TTL_SECONDS)
         expired = await self._expire_prompts()
-        log.info("cache sweep: info=%d handled_urls=%d expired_prompts=%d", info, handled, expired)
+        log.info(
+            "cache sweep",
+            extra={
+                "info": info,
+                "handled_urls": handled,
+                "handled_updates": updates,
+                "expired_prompts": expired,
+            },
+        )
         return Success(None)

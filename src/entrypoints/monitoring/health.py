@@ -1,11 +1,12 @@
 """Is this process doing its work? What `/healthz` answers, and Docker's HEALTHCHECK reads.
 
-Healthy means: updates come in (the polling loop runs, or the webhook server listens), every
+Healthy means: updates come in (the polling loop runs, or the webhook server listens, and
+Telegram answered within VIDRELAY_HEALTH_STALE_SECONDS: see core.update_freshness), every
 worker task the engine should have is alive (one restarting after a crash gets a short grace),
 each as far as this process's role asks for it (an ingest runs no jobs, a worker receives no
-updates), and the store takes writes. A bot that lost any of these looks fine from
-outside — the process is up, the port answers — while links pile up unanswered: exactly what a
-health check is for.
+updates), the store takes writes, and no delivery waits for Telegram to answer again. A bot that
+lost any of these looks fine from outside — the process is up, the port answers — while links
+pile up unanswered: exactly what a health check is for.
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import asyncio
 from typing import Protocol
 
 from core.jobs.health import EngineHealth
+from core.update_freshness import UpdateFreshness
 
 
 class Liveness:
     """What this process must be doing, and whether updates come in right now."""
 
-    def __init__(self) -> None:
+    def __init__(self, freshness: UpdateFreshness | None = None) -> None:
+        self.freshness = freshness
         self.receives_updates = True
         self.runs_jobs = True
         self._polling: asyncio.Future[None] | None = None
@@ -30,9 +33,13 @@ class Liveness:
 
     def polling(self, task: asyncio.Future[None]) -> None:
         self._polling = task
+        if self.freshness is not None:
+            self.freshness.started()
 
     def webhook(self, listening: bool) -> None:
         self._webhook = listening
+        if listening and self.freshness is not None:
+            self.freshness.started()
 
     def stopped(self) -> None:
         self._polling, self._webhook = None, False
@@ -53,9 +60,24 @@ class Workers(Protocol):
 
     def health(self) -> EngineHealth: ...
 
+    async def stalled(self) -> str | None:
+        """Why claimable work waits though a worker is free, or None (StoreError: ask the store)."""
+        ...
 
-def health_problem(liveness: Liveness, workers: Workers) -> str | None:
+
+class Waits(Protocol):
+    def problem(self) -> str | None:
+        """Why work waits on something outside (Telegram down), or None."""
+        ...
+
+
+def health_problem(liveness: Liveness, workers: Workers, waits: Waits | None = None) -> str | None:
     """Why this process is unhealthy, in a few words; None when it is healthy."""
     if liveness.receives_updates and not liveness.receiving:
         return "not receiving updates (polling or the webhook server is not running)"
-    return workers.health().problem(runs_jobs=liveness.runs_jobs)
+    stale = liveness.freshness.problem() if liveness.freshness is not None else None
+    if liveness.receives_updates and stale is not None:
+        return stale
+    if (problem := workers.health().problem(runs_jobs=liveness.runs_jobs)) is not None:
+        return problem
+    return waits.problem() if waits is not None and liveness.runs_jobs else None

@@ -14,7 +14,8 @@ from aiohttp import web
 from adapters.prometheus.metrics import CONTENT_TYPE, ProcessState, PrometheusMetrics
 from core.jobs.breaker import CircuitBreakers
 from core.status import StatusQuery
-from entrypoints.monitoring.health import Liveness, Workers, health_problem
+from entrypoints.listening import listen
+from entrypoints.monitoring.health import Liveness, Waits, Workers, health_problem
 from ports.clock import Clock
 from ports.errors import StoreError
 
@@ -32,6 +33,8 @@ class Observed:
     update_outcomes: Counter[str]
     clock: Clock
     liveness: Liveness
+    waits: Waits
+    """Deliveries waiting out a Telegram outage."""
 
 
 async def _state(observed: Observed) -> ProcessState:
@@ -55,10 +58,12 @@ def metrics_app(observed: Observed) -> web.Application:
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE})
 
     async def healthz(request: web.Request) -> web.Response:
-        problem = health_problem(observed.liveness, observed.workers)
+        problem = health_problem(observed.liveness, observed.workers, observed.waits)
         if problem is None:
             try:
                 await observed.status.counts()
+                if observed.liveness.runs_jobs:
+                    problem = await observed.workers.stalled()
             except StoreError as error:
                 problem = f"the store does not answer: {error}"
         if problem is None:
@@ -71,10 +76,11 @@ def metrics_app(observed: Observed) -> web.Application:
     return web_app
 
 
-async def start_metrics(observed: Observed, port: int) -> web.AppRunner | None:
+async def start_metrics(observed: Observed, port: int, host: str) -> web.AppRunner | None:
+    """ListenRefused when the port is taken (another process, a second bot) or not allowed."""
     if port == 0:
         return None
     runner = web.AppRunner(metrics_app(observed), access_log=None)
     await runner.setup()
-    await web.TCPSite(runner, "0.0.0.0", port).start()  # noqa: S104 - scraped from outside the container
+    await listen(runner, host, port, serving="/metrics and /healthz", setting="VIDRELAY_METRICS_PORT")
     return runner

@@ -16,28 +16,38 @@ from pydantic import SecretStr
 from adapters.ffmpeg.prober import FfprobeProber
 from adapters.ffmpeg.transcoder import FfmpegTranscoder
 from adapters.filesystem.blob_files import LocalBlobFiles
+from adapters.net.direct import DirectProxy
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.net.resolver import SystemResolver
+from adapters.net.upstream import UpstreamProxy
 from adapters.prometheus.metrics import PrometheusMetrics
 from adapters.telegram.account import TelegramAccount
 from adapters.telegram.flood import FloodControl
-from adapters.telegram.messenger import TelegramMessenger
-from adapters.telegram.session import make_bot
+from adapters.telegram.messenger import VIDEO_REQUEST_TIMEOUT_SECONDS, TelegramMessenger
+from adapters.telegram.session import REQUEST_TIMEOUT_SECONDS, make_bot
+from adapters.telegram.updates import TelegramUpdates
 from adapters.ytdlp.downloader import YtDlpDownloader
 from adapters.ytdlp.heights import YtDlpFormatChoice
 from adapters.ytdlp.locator import YtDlpLocator
 from adapters.ytdlp.updater import YtDlpUpdater
+from core.update_freshness import UpdateFreshness
 from core.url_policy import GuardRules
-from entrypoints.wiring.stores import Stores
+from core.work.fenced import SendBudgets
+from entrypoints.settings import Settings
+from entrypoints.wiring.stores import Stores, postgres_limits
+from ports.clock import Clock
 from ports.net import HostResolver
-from ports.telemetry import ApiEvents
+from ports.telemetry import ApiEvents, UpdateEvents
 
 if TYPE_CHECKING:
     from adapters.postgres.ingest_lock import IngestLock
 
 
-async def _egress_proxy(rules: GuardRules, resolver: HostResolver) -> AsyncIterator[ForwardProxy]:
-    proxy = ForwardProxy(rules, resolver)  # it starts listening with the first yt-dlp run
+async def _egress_proxy(
+    rules: GuardRules, resolver: HostResolver, upstream_url: str | None
+) -> AsyncIterator[ForwardProxy]:
+    upstream = UpstreamProxy(upstream_url) if upstream_url is not None else None
+    proxy = ForwardProxy(rules, resolver, upstream=upstream)  # it listens from the first yt-dlp run
     try:
         yield proxy
     finally:
@@ -59,21 +69,23 @@ async def bot_session(
     local_mode: bool,
     flood: FloodControl,
     events: ApiEvents | None = None,
+    updates: UpdateEvents | None = None,
 ) -> AsyncIterator[Bot]:
     if token is None:
         raise RuntimeError("the bot was asked for without VIDRELAY_BOT_TOKEN; `vidrelay run` checks it first")
-    bot = make_bot(token.get_secret_value(), api_url, local_mode, flood=flood, events=events)
+    bot = make_bot(token.get_secret_value(), api_url, local_mode, flood=flood, events=events, updates=updates)
     try:
         yield bot
     finally:
         await bot.session.close()
 
 
-async def _ingest_lock(dsn: str) -> AsyncIterator[IngestLock]:
-    """Held from the moment it is asked for until the container shuts down."""
+async def _ingest_lock(settings: Settings, clock: Clock) -> AsyncIterator[IngestLock]:
+    """Kept from the moment it is asked for until the container shuts down: while it is in doubt
+    the ingest does not poll (entrypoints/bot/polling.py)."""
     from adapters.postgres.ingest_lock import IngestLock  # noqa: PLC0415 - the `postgres` extra
 
-    lock = await IngestLock.take(dsn)
+    lock = await IngestLock.take(settings.database_dsn, postgres_limits(settings), clock=clock)
     try:
         yield lock
     finally:
@@ -82,6 +94,15 @@ async def _ingest_lock(dsn: str) -> AsyncIterator[IngestLock]:
 
 def _short_id() -> str:
     return uuid.uuid4().hex[:16]
+
+
+def send_budgets(flood_wait_seconds: float) -> SendBudgets:
+    """How long a send may take through this Telegram adapter: its request deadline, plus the
+    waits its flood control may make before the request goes out."""
+    return SendBudgets(
+        upload_seconds=VIDEO_REQUEST_TIMEOUT_SECONDS + flood_wait_seconds,
+        call_seconds=REQUEST_TIMEOUT_SECONDS + flood_wait_seconds,
+    )
 
 
 class Adapters(Stores):
@@ -94,12 +115,12 @@ class Adapters(Stores):
     random = providers.Object(random.random)
     new_id = providers.Object(_short_id)
     """Ids for parked confirmations."""
-    # Work announced by other processes wakes this one's idle workers: only a store that many
-    # processes share (PostgreSQL) announces any.
+    # Work announced by other processes wakes this one's idle workers: PostgreSQL's other
+    # processes by NOTIFY, SQLite's (`vidrelay jobs retry`) through the file's data_version.
     work_notices = providers.Selector(
-        settings.provided.store, postgres=store, sqlite=providers.Object(None), memory=providers.Object(None)
+        settings.provided.store, postgres=store, sqlite=store, memory=providers.Object(None)
     )
-    ingest_lock = providers.Resource(_ingest_lock, settings.provided.database_dsn)
+    ingest_lock = providers.Resource(_ingest_lock, settings, clock)
     """PostgreSQL only: the one process per database that receives Telegram's updates."""
 
     blob_files = providers.Singleton(LocalBlobFiles, settings.provided.data_dir)
@@ -112,7 +133,8 @@ class Adapters(Stores):
     )
     egress_proxy = providers.Selector(
         settings.provided.egress_guard,
-        on=providers.Resource(_egress_proxy, guard_rules, resolver),
+        on=providers.Resource(_egress_proxy, guard_rules, resolver, settings.provided.proxy_url),
+        direct=providers.Singleton(DirectProxy, settings.provided.proxy_url),
         off=providers.Object(None),
     )
     downloader = providers.Resource(
@@ -152,6 +174,10 @@ class Adapters(Stores):
     pacing = flood.provided.pacer
     # One registry per container (so per process, and per test): never prometheus' global default.
     metrics = providers.Singleton(PrometheusMetrics, providers.Singleton(CollectorRegistry))
+    update_freshness = providers.Singleton(
+        UpdateFreshness, clock, stale_seconds=settings.provided.health_stale_seconds
+    )
+    """When getUpdates last answered: /healthz's word on whether updates still come in."""
     bot = providers.Resource(
         bot_session,
         settings.provided.bot_token,
@@ -159,6 +185,9 @@ class Adapters(Stores):
         settings.provided.telegram_local_mode,
         flood,
         metrics,
+        update_freshness,
     )
     messenger = providers.Singleton(TelegramMessenger, bot, settings.provided.telegram_local_mode)
     account = providers.Singleton(TelegramAccount, bot)
+    updates = providers.Singleton(TelegramUpdates, bot)
+    """Telegram's getUpdates long poll, for the ingest's polling."""

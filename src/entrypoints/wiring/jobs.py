@@ -30,6 +30,7 @@ from core.trust.buttons import SignedButtons
 from core.trust.keys import InstallKeys
 from core.url_guard import UrlGuard
 from core.work.delivery.audio import AudioDelivery
+from core.work.delivery.outage import TelegramOutages
 from core.work.delivery.turns import VideoTurns
 from core.work.delivery.video import Delivery
 from core.work.download.chat_destination import ChatDestinations
@@ -38,11 +39,13 @@ from core.work.download.job import DownloadVideo
 from core.work.download.parking import Parking
 from core.work.download.replies import Replies
 from core.work.download.retries import RetryReporting
+from core.work.fenced import FencedMessengers
 from core.work.inline import DownloadInline
 from core.work.job_types import job_types
 from core.work.periodic import SweepBlobs, SweepCaches, UpdateYtDlp
+from core.work.site_refusals import SiteRefusals
 from entrypoints.node import worker_id
-from entrypoints.wiring.adapters import Adapters
+from entrypoints.wiring.adapters import Adapters, send_budgets
 
 
 class Jobs(Adapters):
@@ -65,6 +68,7 @@ class Jobs(Adapters):
     pacing = Adapters.pacing
     metrics = Adapters.metrics
     messenger = Adapters.messenger
+    flood = Adapters.flood
 
     # The signing secret lives in the store: every process sharing it signs alike.
     keys = providers.Singleton(InstallKeys, store, providers.Object(secrets.token_bytes))
@@ -120,17 +124,27 @@ class Jobs(Adapters):
         ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
     )
     replies = providers.Singleton(Replies, messenger, store)
+    telegram_outages = providers.Singleton(
+        TelegramOutages, clock=clock, random=random, budget_seconds=settings.provided.telegram_outage_seconds
+    )
+    """The deliveries of this process that wait for Telegram (and /healthz hears why)."""
+    # Every Telegram call a job's attempt makes asks its fence first; a send holds the lease for
+    # as long as the Telegram adapter lets it take (its deadline, plus the flood waits it makes).
+    fenced_messengers = providers.Singleton(
+        FencedMessengers,
+        messenger,
+        providers.Singleton(send_budgets, flood.provided.longest_wait_seconds),
+    )
     download = providers.Singleton(
         DownloadVideo,
         delivery=delivery,
         audio=audio_delivery,
         destinations=providers.Singleton(
             ChatDestinations,
-            messenger=messenger,
+            messengers=fenced_messengers,
             parking=providers.Singleton(
                 Parking,
                 pending=store,
-                messenger=messenger,
                 buttons=buttons,
                 clock=clock,
                 new_id=new_id,
@@ -146,7 +160,7 @@ class Jobs(Adapters):
             ChatReports, logs=log_views, upload_limit_bytes=settings.provided.upload_limit_bytes
         ),
         formats=formats,
-        replies=replies,
+        outages=telegram_outages,
         retries=providers.Singleton(RetryReporting, log_views, clock, replies),
     )
     download_inline = providers.Selector(
@@ -156,8 +170,10 @@ class Jobs(Adapters):
             delivery=delivery,
             audio=audio_delivery,
             messenger=messenger,
+            messengers=fenced_messengers,
             turns=turns,
             cache_chat_id=settings.provided.inline_cache_chat_id,
+            outages=telegram_outages,
         ),
         off=providers.Object(None),
     )
@@ -181,6 +197,9 @@ class Jobs(Adapters):
         ),
         off=providers.Object(None),
     )
+    site_refusals = providers.Singleton(
+        SiteRefusals, clock, metrics, cookies_configured=settings.provided.cookies_configured
+    )
     jobs = providers.Singleton(
         job_types,
         download=download,
@@ -188,9 +207,15 @@ class Jobs(Adapters):
         update=update_ytdlp,
         sweep_blobs=providers.Singleton(SweepBlobs, blobs),
         sweep_caches=providers.Singleton(
-            SweepCaches, info=info, handled=store, expire_prompts=confirmations.provided.expire, clock=clock
+            SweepCaches,
+            info=info,
+            handled=store,
+            inbox=store,
+            expire_prompts=confirmations.provided.expire,
+            clock=clock,
         ),
         download_timeout=settings.provided.attempt_timeout_seconds,
+        refusals=site_refusals,
     )
     # The job engine, over the job list above: a job that enqueues others does it through the
     # engine's JobSubmitter in its context, so nothing here waits for the engine to exist. SQLite

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dependency_injector import containers, providers
 
@@ -25,6 +26,9 @@ from entrypoints.settings import Settings
 from ports.clock import Clock
 from ports.store import Store
 
+if TYPE_CHECKING:
+    from adapters.postgres.limits import SessionLimits
+
 
 async def _memory_store(fair: bool) -> AsyncIterator[Store]:
     store = MemoryStore(fair=fair)
@@ -32,28 +36,44 @@ async def _memory_store(fair: bool) -> AsyncIterator[Store]:
     await store.close()
 
 
-async def _sqlite_store(path: Path, synchronous: str, fair: bool) -> AsyncIterator[Store]:
+async def _sqlite_store(path: Path, synchronous: str, clock: Clock, fair: bool) -> AsyncIterator[Store]:
     path.parent.mkdir(parents=True, exist_ok=True)
-    store = await SqliteStore.open(path, synchronous=synchronous, fair=fair)
+    # The clock times the watch for other processes' commits (`vidrelay jobs retry`).
+    store = await SqliteStore.open(path, synchronous=synchronous, clock=clock, fair=fair)
     try:
         yield store
     finally:
         await store.close()
 
 
-async def _postgres_store(
-    dsn: str, data_dir: Path, pool_size: int, clock: Clock, fair: bool
-) -> AsyncIterator[Store]:
+async def _postgres_store(settings: Settings, clock: Clock) -> AsyncIterator[Store]:
     # asyncpg comes with the `postgres` extra: only a deployment that chose it needs it.
     from adapters.postgres import PostgresStore  # noqa: PLC0415
 
     store = await PostgresStore.open(
-        dsn, node=node_name(data_dir), pool_size=pool_size, clock=clock, fair=fair
+        settings.database_dsn,
+        node=node_name(settings.data_dir),
+        pool_size=settings.database_pool_size,
+        clock=clock,
+        limits=postgres_limits(settings),
+        fair=settings.fair_queue,
     )
     try:
         yield store
     finally:
         await store.close()
+
+
+def postgres_limits(settings: Settings) -> SessionLimits:
+    """How long the PostgreSQL store may wait for anything (adapters/postgres/limits.py)."""
+    from adapters.postgres.limits import SessionLimits  # noqa: PLC0415 - see _postgres_store
+
+    return SessionLimits(
+        statement_seconds=settings.database_statement_timeout_seconds,
+        idle_in_transaction_seconds=settings.database_idle_in_transaction_timeout_seconds,
+        keepalive_seconds=settings.database_keepalive_seconds,
+        connect_seconds=settings.database_connect_timeout_seconds,
+    )
 
 
 class Stores(containers.DeclarativeContainer):
@@ -66,16 +86,10 @@ class Stores(containers.DeclarativeContainer):
             _sqlite_store,
             path=settings.provided.sqlite_path,
             synchronous=settings.provided.sqlite_synchronous,
-            fair=settings.provided.fair_queue,
-        ),
-        postgres=providers.Resource(
-            _postgres_store,
-            dsn=settings.provided.database_dsn,
-            data_dir=settings.provided.data_dir,
-            pool_size=settings.provided.database_pool_size,
             clock=clock,
             fair=settings.provided.fair_queue,
         ),
+        postgres=providers.Resource(_postgres_store, settings=settings, clock=clock),
     )
 
 

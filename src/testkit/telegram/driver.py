@@ -14,6 +14,7 @@ from typing import Any
 from testkit.telegram.entities import find_entities
 from testkit.telegram.inspection import InspectableBotApi
 from testkit.telegram.messages import InlineMessage, Version
+from testkit.telegram.outages import Outage, OutageKind
 from testkit.telegram.people import Chat, User
 from testkit.telegram.rendering import message_json
 
@@ -58,6 +59,22 @@ class FakeBotApi(InspectableBotApi):
         self._state.faults.add(
             method, code=code, retry_after=retry_after, description=description, times=times, chat_id=chat_id
         )
+
+    def go_down(self, *, from_method: str, seconds: float, refuse: bool = False) -> Outage:
+        """Telegram goes down at the first call of `from_method` (that call included) for
+        `seconds`: every call is answered 502 with nginx's HTML page, or (`refuse`) the server
+        stops listening and accepts no connection until the outage is over."""
+        kind = OutageKind.REFUSED if refuse else OutageKind.BAD_GATEWAY
+        self._state.outage = Outage(kind, seconds, from_method)
+        return self._state.outage
+
+    def set_webhook(self, url: str, *, delivery_error: str | None = None) -> None:
+        """A webhook is set, as `vidrelay run --webhook` (or another deployment) left it: getUpdates
+        is then refused with 409 Conflict until deleteWebhook. `delivery_error`: Telegram's last
+        failure to deliver to it, as getWebhookInfo shows it ("Connection refused")."""
+        self._state.webhook = {"url": url, "secret_token": None}
+        self._state.webhook_error = (int(time.time()), delivery_error) if delivery_error else None
+        self._state.changes.notify()
 
     def delete_message(self, chat_id: int, message_id: int) -> None:
         """A user (or an admin) deletes a message: later edits and replies to it fail like on Telegram."""

@@ -20,6 +20,7 @@ from testkit.telegram.records import (
     VideoRecord,
 )
 from testkit.telegram.server import BotApiServer
+from testkit.telegram.state import MenuKey
 
 _MAX_WAIT_SECONDS = 120.0
 
@@ -104,6 +105,14 @@ class InspectableBotApi(BotApiServer):
 
     def file(self, file_id: str) -> FileRecord | None:
         return self._state.files.get(file_id)
+
+    def commands(
+        self, scope: str = "default", *, chat_id: int | None = None, language: str = ""
+    ) -> list[tuple[str, str]]:
+        """The command menu set for a scope ("default", "all_group_chats", "chat"…) and language:
+        (command, description) pairs, as a client shows them."""
+        menu = self._state.menus.get(MenuKey(scope, chat_id, language), [])
+        return [(c["command"], c["description"]) for c in menu]
 
     @property
     def polling(self) -> bool:

@@ -23,6 +23,11 @@ class CallRecord:
     error_code: int | None = None
     description: str | None = None
     result: Any = None
+    client: str = ""
+    """Who made the call, as its User-Agent says (vidrelay names its process: `vidrelay (pid N)`)."""
+    ended: float = 0.0
+    """time.monotonic() when the answer went out, or the client went away (a cancelled call,
+    e.g. a long poll its poller stopped, is recorded too, with ok False and no error code)."""
 
 
 @dataclass(frozen=True, slots=True)

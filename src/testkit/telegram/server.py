@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 from pathlib import Path
@@ -17,6 +18,7 @@ from testkit.telegram.errors import ApiError, not_found, unauthorized
 from testkit.telegram.flood import FloodLimits
 from testkit.telegram.limits import CLOUD_UPLOAD_LIMIT, LOCAL_UPLOAD_LIMIT
 from testkit.telegram.methods import method_table
+from testkit.telegram.outages import NGINX_502, Outage, OutageKind
 from testkit.telegram.params import Params
 from testkit.telegram.people import User
 from testkit.telegram.records import CallRecord
@@ -32,6 +34,7 @@ class BotApiServer(LoopbackServer):
         token: str = DEFAULT_TOKEN,
         bot_username: str = "vidrelay_test_bot",
         bot_name: str = "vidrelay",
+        reads_all_group_messages: bool = False,
         local_mode: bool = False,
         upload_limit: int | None = None,
         keep_uploads: Path | None = None,
@@ -40,13 +43,15 @@ class BotApiServer(LoopbackServer):
         """`local_mode`: a local Bot API server, which also takes videos by path, up to 2 GB.
         `keep_uploads`: a folder where every uploaded file is kept, named by its sha256, for the
         tests to look inside (`uploaded_file`). `flood_limits`: answer 429 beyond Telegram's flood
-        limits (off by default; see `flood`)."""
+        limits (off by default; see `flood`). `reads_all_group_messages`: what getMe says of the
+        bot's privacy mode (off: Telegram's default for a new bot)."""
         super().__init__()
         self.token = token
         bot = User(int(token.split(":", 1)[0]), bot_name, username=bot_username, is_bot=True)
         limit = upload_limit or (LOCAL_UPLOAD_LIMIT if local_mode else CLOUD_UPLOAD_LIMIT)
         self._state = TelegramState(
             bot,
+            reads_all_group_messages=reads_all_group_messages,
             local_mode=local_mode,
             upload_limit=limit,
             changes=Changes(),
@@ -54,6 +59,8 @@ class BotApiServer(LoopbackServer):
             flood_limits=flood_limits,
         )
         self._methods = method_table()
+        self._refusing = False
+        self._background: set[asyncio.Future[None]] = set()
         self._keep = keep_uploads
         if keep_uploads is not None:
             keep_uploads.mkdir(parents=True, exist_ok=True)
@@ -85,6 +92,8 @@ class BotApiServer(LoopbackServer):
         self._state.changes.notify()
 
     async def stop(self) -> None:
+        for task in self._background:
+            task.cancel()
         self._state.changes.notify()  # long polls waiting on the fake give up now
         await super().stop()
 
@@ -101,6 +110,12 @@ class BotApiServer(LoopbackServer):
         asked = request.match_info["method"]
         name = self._methods[asked.lower()][0] if asked.lower() in self._methods else asked
         at = time.monotonic()
+        client = request.headers.get("User-Agent", "")
+        outage = self._state.outage
+        if outage is not None and outage.hits(name, at):
+            return self._down(
+                outage, request, CallRecord(name, {}, at, None, {}, False, 502, "Bad Gateway", client=client)
+            )
         uploads: dict[str, Upload] = {}
         raw: dict[str, Any] = {}
         chat_id: int | None = None
@@ -115,10 +130,54 @@ class BotApiServer(LoopbackServer):
             result = await self._run(method, call, chat_id)
         except ApiError as error:
             files = call.files if call is not None else {}
-            self._record(CallRecord(name, raw, at, chat_id, files, False, error.code, error.description))
+            ended = time.monotonic()
+            record = CallRecord(
+                name,
+                raw,
+                at,
+                chat_id,
+                files,
+                False,
+                error.code,
+                error.description,
+                ended=ended,
+                client=client,
+            )
+            self._record(record)
             return web.json_response(error.to_api(), status=error.code)
-        self._record(CallRecord(name, raw, at, chat_id, call.files, result=result))
+        except asyncio.CancelledError:
+            files = call.files if call is not None else {}
+            gone = "cancelled: the client went away"
+            self._record(
+                CallRecord(
+                    name, raw, at, chat_id, files, False, None, gone, ended=time.monotonic(), client=client
+                )
+            )
+            raise
+        self._record(
+            CallRecord(
+                name, raw, at, chat_id, call.files, result=result, ended=time.monotonic(), client=client
+            )
+        )
         return web.json_response({"ok": True, "result": result})
+
+    def _down(self, outage: Outage, request: web.Request, record: CallRecord) -> web.Response:
+        """A call that meets an outage: nginx's page, or the connection dropped and the server gone."""
+        self._record(record)
+        if outage.kind is OutageKind.REFUSED:
+            if not self._refusing:
+                self._refusing = True
+                self._background.add(asyncio.ensure_future(self._refuse_until_over(outage)))
+            if request.transport is not None:
+                request.transport.close()
+        return web.Response(status=502, text=NGINX_502, content_type="text/html")
+
+    async def _refuse_until_over(self, outage: Outage) -> None:
+        await super().stop()  # every connection closed, no new one accepted
+        assert outage.began is not None
+        await asyncio.sleep(max(outage.seconds - (time.monotonic() - outage.began), 0.0))
+        await self.start()  # on its old port again
+        self._refusing = False
 
     async def _run(self, method: Method, call: Call, chat_id: int | None) -> Any:
         gate = self._state.flood

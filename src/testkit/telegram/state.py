@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, NamedTuple
 
 from testkit.telegram.changes import Changes
 from testkit.telegram.faults import Faults
 from testkit.telegram.files import FileRegistry
 from testkit.telegram.flood import FloodGate, FloodLimits
 from testkit.telegram.messages import InlineMessage, MessageStore
+from testkit.telegram.outages import Outage
 from testkit.telegram.people import Chat, User
 from testkit.telegram.records import Journal
 from testkit.telegram.update_queue import UpdateQueue
+
+
+class MenuKey(NamedTuple):
+    """A command menu's place: its scope's type, the scope's chat (chat scopes), its language."""
+
+    scope: str
+    chat_id: int | None
+    language: str
 
 
 class TelegramState:
@@ -20,6 +29,7 @@ class TelegramState:
         self,
         bot: User,
         *,
+        reads_all_group_messages: bool = False,
         local_mode: bool,
         upload_limit: int,
         changes: Changes,
@@ -27,6 +37,8 @@ class TelegramState:
         flood_limits: FloodLimits | None = None,
     ) -> None:
         self.bot = bot
+        self.reads_all_group_messages = reads_all_group_messages
+        """getMe's can_read_all_group_messages: False while the bot's privacy mode is on."""
         self.local_mode = local_mode
         self.upload_limit = upload_limit
         self.changes = changes
@@ -51,8 +63,12 @@ class TelegramState:
         self.inline_queries: dict[str, User] = {}
         self.inline_messages: dict[str, InlineMessage] = {}
         self.faults = Faults()
+        self.outage: Outage | None = None
         self.journal = Journal()
         self.webhook: dict[str, Any] | None = None
+        self.webhook_error: tuple[int, str] | None = None
+        """(unix time, message) of Telegram's last failure to deliver to the webhook."""
+        self.menus: dict[MenuKey, list[dict[str, str]]] = {}
         self.flood = FloodGate(self.flood_limits) if self.flood_limits is not None else None
 
     def add_chat(self, chat: Chat) -> Chat:

@@ -16,6 +16,8 @@ class Body:
     data: bytes
     content_type: str = "text/html"
     status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+    """More response headers, e.g. (("cf-mitigated", "challenge"),) as Cloudflare's bot check sends."""
 
 
 @dataclass(frozen=True, slots=True)

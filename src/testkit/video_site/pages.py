@@ -1,4 +1,4 @@
-"""The site's HTML pages: plain, error, with a <video>, or with a schema.org VideoObject."""
+"""The site's HTML pages: plain, error, a bot check, with a <video>, or with a schema.org VideoObject."""
 
 from __future__ import annotations
 
@@ -15,6 +15,13 @@ def html_page(title: str, body: str = "", head: str = "") -> Body:
 
 def status_page(status: int) -> Body:
     return Body(html_page(f"Error {status}", f"<h1>Error {status}</h1>").data, status=status)
+
+
+def cloudflare_challenge() -> Body:
+    """What a site behind Cloudflare's bot check answers a client it takes for a bot: a 403 with
+    `cf-mitigated: challenge` and the "Attention Required!" page (yt-dlp names it a bot check)."""
+    page = html_page("Attention Required! | Cloudflare", "<h1>Please verify you are a human</h1>")
+    return Body(page.data, status=403, headers=(("cf-mitigated", "challenge"),))
 
 
 def video_page(clip_path: str, title: str = "A test video") -> Body:

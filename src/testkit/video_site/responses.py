@@ -13,8 +13,8 @@ from testkit.video_site.pages import status_page
 
 async def respond(request: web.Request, behaviour: Behaviour, stopping: asyncio.Event) -> web.StreamResponse:
     match behaviour:
-        case Body(data, content_type, status):
-            return web.Response(body=data, status=status, content_type=content_type)
+        case Body(data, content_type, status, headers):
+            return web.Response(body=data, status=status, content_type=content_type, headers=dict(headers))
         case Redirect(location, status):
             return web.Response(status=status, headers={"Location": location})
         case FailThen(status, times, then):

@@ -6,6 +6,7 @@
 /pages/long-with-duration.html  the 25-minute clip behind schema.org JSON-LD: the scrape says 1500 s
 /pages/no-video.html     an HTML page without any video
 /status/<code>           an HTML error page with that status, e.g. /status/404, 403, 410, 503
+/verdicts/cloudflare     Cloudflare's bot check (a 403 challenge): the site refuses the client
 /faults/stall.mp4        video headers sent, then no byte of the body
 /faults/slow.mp4         the medium clip trickled over about 2 s
 /faults/stall.html       HTML headers sent, then nothing (a page that never loads)
@@ -20,7 +21,13 @@ from pathlib import Path
 
 from testkit.clips import LONG
 from testkit.video_site.behaviours import Behaviour, Body, Cut, Stall, Trickle
-from testkit.video_site.pages import html_page, json_ld_video_page, status_page, video_page
+from testkit.video_site.pages import (
+    cloudflare_challenge,
+    html_page,
+    json_ld_video_page,
+    status_page,
+    video_page,
+)
 
 
 def default_routes(clips: dict[str, Path], url: Callable[[str], str]) -> dict[str, Behaviour]:
@@ -29,6 +36,7 @@ def default_routes(clips: dict[str, Path], url: Callable[[str], str]) -> dict[st
         f"/clips/{name}.mp4": Body(path.read_bytes(), "video/mp4") for name, path in clips.items()
     }
     routes |= {f"/status/{code}": status_page(code) for code in (400, 403, 404, 410, 429, 500, 503)}
+    routes["/verdicts/cloudflare"] = cloudflare_challenge()
     routes["/pages/video.html"] = video_page("/clips/short.mp4")
     routes["/pages/long.html"] = video_page("/clips/long.mp4", "A long test video")
     routes["/pages/long-with-duration.html"] = json_ld_video_page(

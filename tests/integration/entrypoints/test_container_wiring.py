@@ -48,6 +48,7 @@ async def test_the_run_wiring_resolves_to_real_objects_all_the_way_down(tmp_path
         engine = await built.engine.async_()
         jobs = await built.jobs.async_()
         roots = [engine, await built.intake.async_(), await built.observed.async_()]
+        roots += [await built.polling.async_(), await built.receiver.async_(), await built.lanes.async_()]
         roots += [job.run.__self__ for job in jobs]  # type: ignore[attr-defined]
         found = [(path, value) for root in roots for path, value in collaborators(root, depth=3)]
     finally:

@@ -29,11 +29,21 @@ def test_sent_bytes_go_at_once_unless_pinned() -> None:
 
 
 def test_unsent_bytes_go_only_after_a_day_and_only_when_unpinned() -> None:
-    young = record(created_at=NOW - UNSENT_MAX_AGE_SECONDS + 1)
-    old = record(created_at=NOW - UNSENT_MAX_AGE_SECONDS - 1)
+    young = record(created_at=NOW - UNSENT_MAX_AGE_SECONDS + 1, last_used=NOW - UNSENT_MAX_AGE_SECONDS + 1)
+    old = record(created_at=NOW - UNSENT_MAX_AGE_SECONDS - 1, last_used=NOW - UNSENT_MAX_AGE_SECONDS - 1)
     assert not should_drop_bytes(young, pinned=False, now=NOW)
     assert should_drop_bytes(old, pinned=False, now=NOW)
     assert not should_drop_bytes(old, pinned=True, now=NOW)
+
+
+def test_unsent_bytes_a_waiting_delivery_fetched_again_stay_past_a_day() -> None:
+    """A delivery waiting out a Telegram outage touches its bytes at each try."""
+    waiting = record(created_at=NOW - 3 * UNSENT_MAX_AGE_SECONDS, last_used=NOW - 60)
+    abandoned = record(
+        created_at=NOW - 3 * UNSENT_MAX_AGE_SECONDS, last_used=NOW - UNSENT_MAX_AGE_SECONDS - 1
+    )
+    assert not should_drop_bytes(waiting, pinned=False, now=NOW)
+    assert should_drop_bytes(abandoned, pinned=False, now=NOW)
 
 
 def test_nothing_to_drop_when_the_bytes_are_already_gone() -> None:

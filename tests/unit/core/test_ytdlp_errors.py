@@ -1,4 +1,4 @@
-"""yt-dlp failures → not a video / unavailable / transient, on real ERROR lines.
+"""yt-dlp failures → not a video / a site verdict / unavailable / transient, on real ERROR lines.
 
 The lines live in fixtures/ytdlp_errors.json: some written in yt-dlp's exact wording from its
 source and the original bot's patterns, the others printed by the real yt-dlp against the local
@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.texts import site_verdict
 from core.ytdlp_errors import FailureKind, Verdict, classify_ytdlp, error_lines, user_reason
 from ports.media import ToolFailure
 
@@ -178,3 +179,36 @@ def test_the_refusal_the_downloader_adds_after_a_hidden_403_decides() -> None:
 def test_a_killed_run_is_transient_even_when_something_was_refused() -> None:
     stderr = "ERROR: Refused by vidrelay [the link leads to a private address (10.0.0.5)]\n"
     assert classify_ytdlp(_failure(stderr, exit_code=None, signal=9)).kind is FailureKind.TRANSIENT
+
+
+SITE_VERDICT_CASES = [c for c in CASES if FailureKind(c["kind"]).site_verdict]
+
+
+@pytest.mark.parametrize("case", SITE_VERDICT_CASES, ids=_id)
+def test_a_site_verdict_is_permanent_names_its_site_and_says_why_in_plain_words(case: dict[str, Any]) -> None:
+    verdict = classify_ytdlp(_failure(_line(case) + "\n"))
+    assert verdict.kind.permanent
+    assert verdict.site == _line(case).removeprefix("ERROR: [").split("]")[0].split(":")[0]
+    assert verdict.reason == site_verdict(case["kind"])
+    assert "--cookies" not in verdict.reason
+
+
+def test_every_site_verdict_has_its_own_words_for_the_user() -> None:
+    words = [site_verdict(kind.value) for kind in FailureKind if kind.site_verdict]
+    assert len(set(words)) == len(words) == 7
+    assert {FailureKind(c["kind"]) for c in SITE_VERDICT_CASES} == {k for k in FailureKind if k.site_verdict}
+
+
+def test_youtubes_sign_in_words_are_told_apart() -> None:
+    kinds = {
+        "Sign in to confirm you're not a bot": FailureKind.BOT_CHECK,
+        "Sign in to confirm your age": FailureKind.AGE_GATE,
+        "Private video. Sign in if you've been granted access to this video": FailureKind.PRIVATE,
+        "Video unavailable. This video has been removed by the uploader": FailureKind.REMOVED,
+        "Video unavailable. The uploader has not made this video available in your country": (
+            FailureKind.GEO_BLOCKED
+        ),
+        "Video unavailable": FailureKind.UNAVAILABLE,
+    }
+    for words, kind in kinds.items():
+        assert classify_ytdlp(_failure(f"ERROR: [youtube] abc: {words}\n")).kind is kind, words

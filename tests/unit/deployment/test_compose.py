@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import socket
 import stat
 import subprocess
 from pathlib import Path, PurePosixPath
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
 from entrypoints.cli import build_parser
-from entrypoints.settings import Settings
+from entrypoints.settings import Settings, load_settings
 from tests.support.deploy_files import (
     COMPOSE,
     ENV_EXAMPLE,
@@ -35,12 +36,32 @@ VIDRELAY = {
 }
 BOT_API = {name: s for name, s in SERVICES.items() if s["image"].startswith("aiogram/telegram-bot-api")}
 IMAGE_ENV = env_of(stages(dockerfile())[-1])
+LOCAL = "local-bot-api"
+_VARIABLE = re.compile(r"\$\{(\w+)(?::?-([^}]*))?\}")
 
 
-def environment(service: dict[str, Any]) -> dict[str, str]:
-    """What the container sees: the image's ENV, then .env (as .env.example has it), then `environment`."""
-    from_file = env_example() if ".env" in service.get("env_file", []) else {}
-    return {**IMAGE_ENV, **from_file, **{k: str(v) for k, v in service.get("environment", {}).items()}}
+def interpolated(value: object, variables: dict[str, str]) -> str:
+    """A value as Compose resolves it: `${VAR}`, `${VAR:-default}`, `$$` for a dollar."""
+    text = str(value).replace("$$", "\0")
+    text = _VARIABLE.sub(lambda m: variables.get(m.group(1)) or m.group(2) or "", text)
+    return text.replace("\0", "$")
+
+
+def environment(service: dict[str, Any], dotenv: dict[str, str] | None = None) -> dict[str, str]:
+    """What the container sees: the image's ENV, then .env (as .env.example has it, or `dotenv`),
+    then `environment`, resolved against that .env."""
+    variables = env_example() if dotenv is None else dotenv
+    from_file = variables if ".env" in service.get("env_file", []) else {}
+    given = {k: interpolated(v, variables) for k, v in service.get("environment", {}).items()}
+    return {**IMAGE_ENV, **from_file, **given}
+
+
+def local_dotenv() -> dict[str, str]:
+    """.env.example with its local Bot API block uncommented, as its comment tells the operator."""
+    text = ENV_EXAMPLE.read_text(encoding="utf-8")
+    block = text[text.index("# --- A local Bot API server") :].split("\n\n", 1)[0]
+    lines = [line.removeprefix("# ") for line in block.splitlines() if re.match(r"# [A-Z_]+=", line)]
+    return {**env_example(), **dict(line.split("=", 1) for line in lines)}
 
 
 def data_dir(service: dict[str, Any]) -> str:
@@ -69,12 +90,58 @@ def test_every_vidrelay_variable_is_a_setting() -> None:
         )
 
 
-@pytest.mark.parametrize("profiles", [{"sqlite"}, {"postgres"}, {env_example()["COMPOSE_PROFILES"]}])
-def test_each_profile_runs_one_telegram_poller_beside_the_local_bot_api(profiles: set[str]) -> None:
+PROFILES = [
+    {"sqlite"},
+    {"postgres"},
+    {"sqlite", LOCAL},
+    {"postgres", LOCAL},
+    set(env_example()["COMPOSE_PROFILES"].split(",")),
+    set(local_dotenv()["COMPOSE_PROFILES"].split(",")),
+]
+
+
+@pytest.mark.parametrize("profiles", PROFILES)
+def test_each_profile_runs_one_telegram_poller_and_the_local_bot_api_only_in_its_profile(
+    profiles: set[str],
+) -> None:
     services = active(profiles)
     pollers = [name for name, s in services.items() if name in VIDRELAY and role(s) in {"all", "ingest"}]
     assert len(pollers) == 1, f"Telegram allows one poller per token; {profiles} runs {pollers}"
-    assert BOT_API.keys() <= services.keys()
+    assert (BOT_API.keys() <= services.keys()) == (LOCAL in profiles)
+    for name, service in services.items():
+        for needed, condition in service.get("depends_on", {}).items():
+            assert needed in services or condition.get("required") is False, f"{name} needs {needed}"
+
+
+def test_a_token_alone_starts_the_bot_against_the_cloud_bot_api() -> None:
+    required = re.findall(r"\$\{\w+:?\?", COMPOSE.read_text(encoding="utf-8"))
+    assert required == [], "Compose refuses to start while a ${X:?} variable is missing"
+    dotenv = {"COMPOSE_PROFILES": "sqlite", "VIDRELAY_BOT_TOKEN": "123:abc"}
+    [bot] = [s for s in active({"sqlite"}).values() if s in VIDRELAY.values()]
+    settings = load_settings(environment(bot, dotenv))
+    assert (settings.telegram_api_url, settings.telegram_local_mode) == ("https://api.telegram.org", False)
+
+
+def test_every_image_is_pinned_and_every_service_has_a_healthcheck_and_rotated_logs() -> None:
+    image_checks_health = any(i.keyword == "HEALTHCHECK" for i in stages(dockerfile())[-1])
+    for name, service in SERVICES.items():
+        if service.get("build") is None:
+            tag = service["image"].partition(":")[2]
+            assert re.fullmatch(r"\d+(\.\d+)+", tag), f"{name}: {service['image']} is not a pinned version"
+        assert "healthcheck" in service or (name in VIDRELAY and image_checks_health), name
+        logging = service["logging"]
+        assert logging["driver"] == "json-file", name
+        assert logging["options"]["max-size"], name
+        assert int(logging["options"]["max-file"]) >= 2, name
+
+
+@pytest.mark.parametrize("password", ["p/a#s@s:w%rd?", "with space+plus&amp=", "äöü:/?#[]@"])
+def test_any_postgres_password_reaches_vidrelay_intact(password: str) -> None:
+    dotenv = {**env_example(), "POSTGRES_PASSWORD": password}
+    database = environment(SERVICES["postgres"], dotenv)["POSTGRES_PASSWORD"]
+    for name in ("ingest", "worker"):
+        dsn = load_settings(environment(SERVICES[name], dotenv)).database_dsn
+        assert unquote(urlsplit(dsn).password or "") == database == password, name
 
 
 def test_the_postgres_profile_has_a_database_one_ingest_and_scalable_workers() -> None:
@@ -86,7 +153,7 @@ def test_the_postgres_profile_has_a_database_one_ingest_and_scalable_workers() -
     for name in roles:
         env = environment(services[name])
         assert env["VIDRELAY_STORE"] == "postgres"
-        assert urlsplit(env["VIDRELAY_DATABASE_URL"]).hostname == "postgres"
+        assert urlsplit(load_settings(env).database_dsn).hostname == "postgres"
         assert services[name]["depends_on"]["postgres"]["condition"] == "service_healthy"
     worker = services[next(n for n, r in roles.items() if r == "worker")]
     assert not {"container_name", "ports"} & worker.keys(), "--scale needs neither fixed"
@@ -97,7 +164,7 @@ def test_uploads_are_files_the_local_bot_api_server_can_open_at_the_same_path() 
     assert environment(api).get("TELEGRAM_LOCAL"), "--local: file:// uploads and 2000 MB"
     api_mounts = {target: source for source, target, *_ in (v.split(":") for v in api["volumes"])}
     for name, service in VIDRELAY.items():
-        env = environment(service)
+        env = environment(service, local_dotenv())
         assert env["VIDRELAY_TELEGRAM_LOCAL_MODE"] == "true", name
         assert urlsplit(env["VIDRELAY_TELEGRAM_API_URL"]).hostname == api_name, name
         mounts = [v.split(":")[:2] for v in service["volumes"]]

@@ -17,6 +17,7 @@ from adapters.memory.store import MemoryStore
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.sqlite.store import SqliteStore
 from core.incoming.confirmations import Decision
+from entrypoints.bot.feeding import PER_UPDATE
 from entrypoints.container import Container, shutdown
 from entrypoints.settings import load_settings
 from entrypoints.wiring.stores import open_store
@@ -95,7 +96,7 @@ def test_handlers_ask_only_for_what_the_dispatcher_provides(tmp_path: Path, cloc
         assert callable(callback)
         _event, *services = inspect.signature(callback).parameters
         asked |= set(services)
-    assert asked == provided
+    assert asked == provided | PER_UPDATE
 
 
 async def test_the_container_opens_the_store_the_settings_choose(tmp_path: Path) -> None:

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
+from datetime import datetime
 
 from entrypoints.log_lines import JsonFormatter, KeyValueFormatter
-from entrypoints.logs import configure_logging
+from entrypoints.logs import PollingLines, configure_logging
 
 
 def record(message: str, **extra: object) -> logging.LogRecord:
@@ -84,3 +86,36 @@ def test_the_configured_level_decides_about_tracebacks() -> None:
     finally:
         root.handlers[:], level = saved
         root.setLevel(level)
+
+
+def test_the_callers_error_field_is_the_lines_one_error_in_both_formats() -> None:
+    rec = failing_record()
+    rec.__dict__["error"] = "nothing-here: HTTP Error 404:\nNot Found"
+    line = KeyValueFormatter().format(rec)
+    assert line.count(" error=") == 1
+    assert 'error="nothing-here: HTTP Error 404: Not Found"' in line
+    data = json.loads(JsonFormatter().format(rec))
+    assert data["error"] == "nothing-here: HTTP Error 404: Not Found"
+    assert data["traceback"].startswith("Traceback")
+
+
+def test_timestamps_are_rfc3339_with_milliseconds_and_the_offset() -> None:
+    rec = record("tick")
+    rec.created = 1_700_000_000.25
+    ts = json.loads(JsonFormatter().format(rec))["ts"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.250[+-]\d\d:\d\d", ts), ts
+    assert datetime.fromisoformat(ts).timestamp() == 1_700_000_000.25
+    assert KeyValueFormatter().format(rec).startswith(f"ts={ts} ")
+
+
+def polling_record(msg: str, *args: object) -> logging.LogRecord:
+    return logging.LogRecord("aiogram.dispatcher", logging.ERROR, __file__, 1, msg, args, None)
+
+
+def test_aiogram_polling_failures_become_one_warning_with_the_error_field() -> None:
+    failed = polling_record("Failed to fetch updates - %s: %s", "TelegramConflictError", "Conflict: webhook")
+    assert PollingLines().filter(failed)
+    line = KeyValueFormatter().format(failed)
+    assert "level=warning" in line
+    assert 'error="TelegramConflictError: Conflict: webhook"' in line
+    assert not PollingLines().filter(polling_record("Sleep for %f seconds and try again... ", 1.0))

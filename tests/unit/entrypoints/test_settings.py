@@ -4,10 +4,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from entrypoints.settings import SettingsError, load_settings
+from entrypoints.settings import SettingsError, load_settings, misspelt_settings
+from entrypoints.wiring.stores import postgres_limits
 
 VIDRELAY = Path(sys.executable).with_name("vidrelay")
 
@@ -25,8 +27,32 @@ def test_defaults_follow_the_spec() -> None:
     assert s.upload_limit_bytes == 50 * 1024 * 1024
 
 
+def test_every_postgres_wait_is_bounded_by_default_and_each_bound_is_a_setting() -> None:
+    defaults = postgres_limits(load_settings({}))
+    assert (defaults.statement_seconds, defaults.idle_in_transaction_seconds) == (15, 30)
+    assert (defaults.keepalive_seconds, defaults.connect_seconds) == (10, 10)
+    chosen = postgres_limits(
+        load_settings(
+            {
+                "VIDRELAY_DATABASE_STATEMENT_TIMEOUT_SECONDS": "4",
+                "VIDRELAY_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_SECONDS": "5",
+                "VIDRELAY_DATABASE_KEEPALIVE_SECONDS": "6",
+                "VIDRELAY_DATABASE_CONNECT_TIMEOUT_SECONDS": "7",
+            }
+        )
+    )
+    assert (chosen.statement_seconds, chosen.idle_in_transaction_seconds) == (4, 5)
+    assert (chosen.keepalive_seconds, chosen.connect_seconds, chosen.call_seconds) == (6, 7, 6)
+
+
 def test_lists_are_comma_separated_and_local_mode_raises_the_limit() -> None:
-    s = load_settings({"VIDRELAY_ALLOWED_CHAT_IDS": "1, -100200,3", "VIDRELAY_TELEGRAM_LOCAL_MODE": "true"})
+    s = load_settings(
+        {
+            "VIDRELAY_ALLOWED_CHAT_IDS": "1, -100200,3",
+            "VIDRELAY_TELEGRAM_LOCAL_MODE": "true",
+            "VIDRELAY_TELEGRAM_API_URL": "http://bot-api:8081",
+        }
+    )
     assert s.allowed_chat_ids == (1, -100200, 3)
     assert s.upload_limit_bytes == 2000 * 1024 * 1024
 
@@ -85,7 +111,8 @@ def test_help_lists_the_commands() -> None:
 
 def test_the_postgres_store_needs_its_url() -> None:
     with pytest.raises(
-        SettingsError, match=r"^VIDRELAY_DATABASE_URL is required with VIDRELAY_STORE=postgres$"
+        SettingsError,
+        match=r"^VIDRELAY_DATABASE_URL \(or VIDRELAY_DATABASE_HOST\) is required with VIDRELAY_STORE=post",
     ):
         load_settings({"VIDRELAY_STORE": "postgres"})
 
@@ -96,6 +123,31 @@ def test_the_postgres_store_needs_its_url() -> None:
         False,
     )
     assert "pw" not in s.masked()["VIDRELAY_DATABASE_URL"]
+
+
+@pytest.mark.parametrize("password", ["p/a#s@s:w%rd?", "ä ö+&=", "%2F", "plain"])
+def test_the_database_parts_make_a_url_that_keeps_any_password(password: str) -> None:
+    s = load_settings(
+        {
+            "VIDRELAY_STORE": "postgres",
+            "VIDRELAY_DATABASE_HOST": "postgres",
+            "VIDRELAY_DATABASE_PASSWORD": password,
+        }
+    )
+    parts = urlsplit(s.database_dsn)
+    assert (parts.scheme, parts.hostname, parts.port, parts.path) == (
+        "postgresql",
+        "postgres",
+        5432,
+        "/vidrelay",
+    )
+    assert (unquote(parts.username or ""), unquote(parts.password or "")) == ("vidrelay", password)
+    assert password not in s.masked()["VIDRELAY_DATABASE_PASSWORD"]
+
+
+def test_a_url_and_the_parts_together_are_refused() -> None:
+    with pytest.raises(SettingsError, match="not both"):
+        load_settings({"VIDRELAY_DATABASE_URL": "postgresql://u@db/v", "VIDRELAY_DATABASE_HOST": "db"})
 
 
 def test_roles_split_only_a_postgres_deployment(tmp_path: Path) -> None:
@@ -119,7 +171,10 @@ def test_roles_split_only_a_postgres_deployment(tmp_path: Path) -> None:
 def test_the_download_cap_defaults_to_a_few_times_the_upload_limit() -> None:
     assert load_settings({}).download_cap_bytes == 4 * 50 * 1024 * 1024
     assert (
-        load_settings({"VIDRELAY_TELEGRAM_LOCAL_MODE": "true"}).download_cap_bytes == 4 * 2000 * 1024 * 1024
+        load_settings(
+            {"VIDRELAY_TELEGRAM_LOCAL_MODE": "true", "VIDRELAY_TELEGRAM_API_URL": "http://bot-api:8081"}
+        ).download_cap_bytes
+        == 4 * 2000 * 1024 * 1024
     )
     assert load_settings({"VIDRELAY_MAX_DOWNLOAD_BYTES": "1000"}).download_cap_bytes == 1000
 
@@ -148,3 +203,40 @@ def test_a_cookies_file_that_cannot_be_read_refuses_the_start_in_one_line(kind: 
     assert result.stderr.strip().count("\n") == 0
     assert "VIDRELAY_YTDLP_COOKIES_FILE" in result.stderr
     assert "private-jar" not in result.stderr + result.stdout
+
+
+def test_a_misspelt_name_is_named_with_the_closest_setting_and_a_far_one_without() -> None:
+    assert misspelt_settings({"VIDRELAY_JOB_CONCURENCY": "2", "VIDRELAY_XYZZY": "1", "HOME": "/root"}) == [
+        "VIDRELAY_JOB_CONCURENCY is not a vidrelay setting and is ignored:"
+        " did you mean VIDRELAY_JOB_CONCURRENCY?",
+        "VIDRELAY_XYZZY is not a vidrelay setting and is ignored",
+    ]
+    assert misspelt_settings({"VIDRELAY_JOB_CONCURRENCY": "2"}) == []
+
+
+def test_an_env_file_a_mapping_names_is_read_under_its_values(tmp_path: Path) -> None:
+    env_file = tmp_path / "vidrelay.env"
+    env_file.write_text("VIDRELAY_JOB_CONCURRENCY=7\nVIDRELAY_MAX_ATTEMPTS=5\n")
+    settings = load_settings({"VIDRELAY_ENV_FILE": str(env_file), "VIDRELAY_MAX_ATTEMPTS": "2"})
+    assert (settings.job_concurrency, settings.max_attempts) == (7, 2)
+    assert load_settings({}).job_concurrency == 3  # a mapping without VIDRELAY_ENV_FILE reads no file
+
+
+def test_local_mode_against_the_cloud_bot_api_is_refused() -> None:
+    with pytest.raises(
+        SettingsError, match=r"^VIDRELAY_TELEGRAM_LOCAL_MODE=true needs VIDRELAY_TELEGRAM_API_URL"
+    ):
+        load_settings({"VIDRELAY_TELEGRAM_LOCAL_MODE": "true"})
+
+
+def test_the_proxy_is_an_http_url_refused_without_repeating_it_and_masked() -> None:
+    with pytest.raises(SettingsError) as refused:
+        load_settings({"VIDRELAY_PROXY": "socks5://user:hunter2@proxy:1080"})
+    assert str(refused.value) == (
+        "invalid VIDRELAY_PROXY: Value error, must be http://[user:password@]host:port (an HTTP proxy)"
+    )
+    s = load_settings({"VIDRELAY_PROXY": "http://user:hunter2@proxy.example:3128"})
+    assert (s.proxy_url, s.egress_guard) == ("http://user:hunter2@proxy.example:3128", "on")
+    assert s.masked()["VIDRELAY_PROXY"] == "(masked)"
+    unguarded = load_settings({"VIDRELAY_PROXY": "http://proxy:3128", "VIDRELAY_ALLOW_PRIVATE_URLS": "true"})
+    assert unguarded.egress_guard == "direct"

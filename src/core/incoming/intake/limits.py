@@ -83,7 +83,7 @@ class UserLinkLimits:
         try:
             times = await self._quota.links_since(user_id, self.now() - longest)
         except StoreError as error:
-            log.warning("the per-user link limit could not be read: %s", error)
+            log.warning("the per-user link limit could not be read", exc_info=error)
             return None
         return UserBudget(self, user_id, times)
 
@@ -92,4 +92,4 @@ class UserLinkLimits:
         try:
             await self._quota.count_link(user_id, at, forget_before=at - longest)
         except StoreError as error:
-            log.warning("a link could not be counted against its user's limit: %s", error)
+            log.warning("a link could not be counted against its user's limit", exc_info=error)

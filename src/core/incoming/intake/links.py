@@ -1,34 +1,38 @@
 """A message with links becomes durable jobs: one per distinct, allowed URL.
 
 The handler calls this and returns; nothing here downloads. The handled-URL guard commits with
-each job, so an edited message re-runs only URLs that are new to it. A link the store refuses
-for now is never dropped: it keeps trying in the background (retries.py) while this returns.
-A private chat hears at once that its link was taken (announce.py), from here or from the
-background tries once the store takes the link.
+each job, so an edited message re-runs only URLs that are new to it, and an update handled again
+(the inbox replays it after a crash, or after its work was refused) enqueues nothing twice. A
+link whose job the store refuses (any error of the enqueue, or of the reads it depends on) raises
+UpdateNotKept: the update stays in the inbox and is handled again later. Only on the update's
+last try (`last_try`: the inbox gave up waiting) is the link reported as not kept instead, and its
+sender asked to send it again. A private chat hears at once that its link was taken
+(announce.py).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection
 from dataclasses import replace
-from functools import partial
 
 from returns.result import Failure
 
+from core.allowlist import ChatAllowlist
 from core.incoming.intake.announce import Announcements
 from core.incoming.intake.limits import UserLinkLimits
 from core.incoming.intake.message import IncomingMessage, IntakeReport
-from core.incoming.intake.retries import EnqueueRetries, enqueue_download
 from core.incoming.known_videos import KnownVideos
 from core.jobs.submitter import JobSubmitter
 from core.requests.download import PRIVATE, DownloadRequest
+from core.requests.job_names import DOWNLOAD_VIDEO
 from core.url_guard import UrlGuard
-from core.urls import extract_urls
+from core.urls import extract_urls, site_key
 from ports.caches import HandledUrls
 from ports.chat_settings import ChatSettings, ChatSettingsStore
 from ports.clock import Clock
 from ports.errors import StoreError
+from ports.inbox import UpdateNotKept
+from ports.jobs import HandledUrlGuard
 from ports.quota import UserQuota
 
 log = logging.getLogger("vidrelay.intake")
@@ -44,12 +48,11 @@ class LinkIntake:
         seen: HandledUrls,
         clock: Clock,
         choices: ChatSettingsStore,
-        retries: EnqueueRetries,
         announcements: Announcements,
         limits: UserLinkLimits,
         known: KnownVideos,
+        allowlist: ChatAllowlist,
         max_queued_per_user: int,
-        allowed_chat_ids: Collection[int] = (),
     ) -> None:
         self._jobs = jobs
         self._announcements = announcements
@@ -58,32 +61,26 @@ class LinkIntake:
         self._seen = seen
         self._clock = clock
         self._choices = choices
-        self._retries = retries
         self._limits = limits
         self._known = known
         self._cap = max_queued_per_user
-        self._allowed = frozenset(allowed_chat_ids)
+        self._allowlist = allowlist
 
-    def allows_chat(self, chat_id: int) -> bool:
-        return not self._allowed or chat_id in self._allowed
-
-    async def close(self, grace_seconds: float) -> None:
-        """Shutdown: links still waiting for the store get the grace, then are asked for again."""
-        await self._retries.close(grace_seconds)
-
-    async def accept(self, message: IncomingMessage) -> IntakeReport:
+    async def accept(self, message: IncomingMessage, *, last_try: bool = False) -> IntakeReport:
+        """UpdateNotKept when a link's job could not be written (never on `last_try`)."""
         report = IntakeReport()
-        if not self.allows_chat(message.chat_id):
+        if not self._allowlist.allows(message.chat_id):
+            if extract_urls(message.text, message.entities) and not message.edited:
+                report.tell_not_allowed = self._allowlist.refused(message.chat_id, message.user_id)
             return report
-        store_ok = await self._read_before(message)
-        if store_ok is None:
+        if not await self._read_before(message, last_try):
             return report
         urls = extract_urls(message.text, message.entities)
         if not urls:
             return report
         queued = await self._queued(message.user_id)
         budget = await self._limits.budget(message.user_id)
-        chosen = await self._chosen(message.chat_id)
+        chosen = await self._chosen(message.chat_id, last_try)
         for url in urls:
             verdict = await self._guard.check(url)
             if isinstance(verdict, Failure):
@@ -95,29 +92,45 @@ class LinkIntake:
             report.limited = budget.refused() if budget is not None else None
             if report.limited is not None:
                 break
-            request = _with_choices(_request(message, url), chosen or ChatSettings(), message.audio)
-            if store_ok and chosen is not None:
-                try:
-                    job_id = await enqueue_download(self._jobs, request, quick=await self._cache_hit(request))
-                except StoreError as error:
-                    log.warning("the store refused a link, trying again in the background: %s", error)
-                    store_ok = False
-                else:
-                    if job_id is None:
-                        report.already_handled.append(url)
-                        continue
-                    await self._announcements.accepted(request, job_id)
-                    if budget is not None:
-                        await budget.spend()
-                    report.accepted.append(url)
-                    queued = None if queued is None else queued + 1
-                    continue
-            # One refusal is enough to know the store is busy now: the rest of the message
-            # waits in the background too, instead of holding this update for a busy timeout each.
-            choose = None if chosen is not None else partial(self._choose, message.audio)
-            self._retries.keep_trying(request, choose)
-            report.deferred.append(url)
+            if report.not_kept:  # one refusal on the last try: the store refuses writes now
+                report.not_kept.append(url)
+                continue
+            request = _with_choices(_request(message, url), chosen, message.audio)
+            if await self._take(request, report, last_try):
+                if budget is not None:
+                    await budget.spend()
+                queued = None if queued is None else queued + 1
         return report
+
+    async def _take(self, request: DownloadRequest, report: IntakeReport, last_try: bool) -> bool:
+        """Queue one link's job and say so in `report`; whether it is a new job. UpdateNotKept
+        when the store refused it (never on `last_try`)."""
+        if report.not_kept:  # one refusal on the last try: the store refuses writes now
+            report.not_kept.append(request.url)
+            return False
+        try:
+            quick = await self._cache_hit(request)
+            job_id = await enqueue_download(self._jobs, request, self._due_at(), quick=quick)
+        except Exception as error:
+            if not last_try:
+                raise UpdateNotKept(f"the store refused the link's job: {error}") from error
+            # Expected (the store refuses writes now): its reason, not a traceback.
+            log.error(  # noqa: TRY400
+                "link not queued on its last try, asking to send it again", extra={"error": str(error)}
+            )
+            report.not_kept.append(request.url)
+            return False
+        if job_id is None:
+            report.already_handled.append(request.url)
+            return False
+        await self._announcements.accepted(request, job_id)
+        report.accepted.append(request.url)
+        return True
+
+    def _due_at(self) -> float:
+        """Now (0), or once the announcement let it go (announce.py: a store many processes share)."""
+        hold = self._announcements.hold_seconds
+        return self._clock.now() + hold if hold else 0.0
 
     async def _cache_hit(self, request: DownloadRequest) -> bool:
         """Telegram has this link's one video (or sound) as the chat would get it: the job only
@@ -137,26 +150,24 @@ class LinkIntake:
         try:
             return await self._quota.waiting_for_owner(user_id)
         except StoreError as error:
-            log.warning("the per-user cap could not be read: %s", error)
+            log.warning("the per-user cap could not be read", exc_info=error)
             return None
 
-    async def _chosen(self, chat_id: int) -> ChatSettings | None:
-        """The chat's choices; None when the store cannot say now (the links then wait in the
-        background and read them again there: a job is handled as the chat wanted it)."""
+    async def _chosen(self, chat_id: int, last_try: bool) -> ChatSettings:
+        """The chat's choices (a job is handled as the chat wanted it when it came); the
+        defaults only on the last try, when the store cannot say."""
         try:
             return await self._choices.chat_settings(chat_id) or ChatSettings()
         except StoreError as error:
-            log.warning("the chat's settings could not be read: %s", error)
-            return None
+            if not last_try:
+                raise UpdateNotKept(f"the chat's settings could not be read: {error}") from error
+            log.warning("the chat's settings could not be read", exc_info=error)
+            return ChatSettings()
 
-    async def _choose(self, audio: bool | None, request: DownloadRequest) -> DownloadRequest:
-        chosen = await self._choices.chat_settings(request.chat_id) or ChatSettings()
-        return _with_choices(request, chosen, audio)
-
-    async def _read_before(self, message: IncomingMessage) -> bool | None:
+    async def _read_before(self, message: IncomingMessage, last_try: bool) -> bool:
         """Only private edits re-run links, so only private messages are remembered; an edit of a
         message the bot never read (sent before it ran, in a chat it never saw, swept) is ignored
-        (None). False: the store refused to remember the message, so it refuses writes now."""
+        (False). UpdateNotKept when the store cannot say (not on the last try)."""
         try:
             if not message.edited:
                 if message.chat_type == PRIVATE:
@@ -165,12 +176,33 @@ class LinkIntake:
             if await self._seen.knows_message(message.chat_id, message.message_id):
                 return True
         except StoreError as error:
+            if not last_try:
+                raise UpdateNotKept(
+                    f"the store could not say whether the bot read this message: {error}"
+                ) from error
+            log.warning("the messages read could not be checked or written", exc_info=error)
             if not message.edited:
-                log.warning("the store refused to remember a message: %s", error)
-                return False
-            log.warning("an edit could not be checked against the messages read: %s", error)
+                return True
         log.info("ignored an edit of a message the bot never read", extra={"chat_id": message.chat_id})
-        return None
+        return False
+
+
+async def enqueue_download(
+    jobs: JobSubmitter, request: DownloadRequest, due_at: float = 0.0, *, quick: bool = False
+) -> int | None:
+    """The job for one link; None when this message's link already became one (guarded).
+    `quick`: a cache hit, for the quick lane (ports.queue); its turn is the chat's (fair order)."""
+    job_id: int | None = await jobs.submit(
+        DOWNLOAD_VIDEO,
+        request.to_payload(),
+        key=site_key(request.url),
+        owner_id=request.user_id,
+        requester=request.chat_id,
+        quick=quick,
+        guard=HandledUrlGuard(request.chat_id, request.message_id, request.url),
+        available_at=due_at,
+    )
+    return job_id
 
 
 def _request(message: IncomingMessage, url: str) -> DownloadRequest:

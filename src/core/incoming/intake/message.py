@@ -34,5 +34,8 @@ class IntakeReport:
     limited: LimitReached | None = None
     """The user's hourly or daily link limit refused the rest of the message."""
     already_handled: list[str] = field(default_factory=list)
-    deferred: list[str] = field(default_factory=list)
-    """The store refused these for now: they keep trying in the background (see retries.py)."""
+    not_kept: list[str] = field(default_factory=list)
+    """On the update's last try the store still refused these: their sender is asked to send
+    them again."""
+    tell_not_allowed: bool = False
+    """A chat off the allowlist sent links: tell it so (at most once an hour, see core.allowlist)."""

@@ -11,6 +11,9 @@ from ports.media import ToolFailure
 from ports.messenger import MessengerError
 
 TOO_LARGE = "too_large"
+TELEGRAM_UNREACHABLE = "telegram_unreachable"
+"""Telegram did not answer as the Bot API does (5xx, HTML, no connection, a timeout): an outage,
+which the job waits out (core.work.delivery.outage), never a failure of the link."""
 
 
 def bad_payload(error: ValueError) -> JobFailure:
@@ -51,4 +54,6 @@ def api_failure(error: MessengerError) -> JobFailure:
     reason = texts.TELEGRAM_REFUSED.format(description=error.description)
     if verdict is ApiVerdict.RETRY_AFTER:
         return JobFailure(reason, retry_after=error.retry_after or 1.0, code="flood")
-    return JobFailure(reason, permanent=verdict is ApiVerdict.PERMANENT, code="telegram")
+    if verdict is ApiVerdict.TRANSIENT:
+        return JobFailure(reason, code=TELEGRAM_UNREACHABLE)
+    return JobFailure(reason, permanent=True, code="telegram")

@@ -35,8 +35,9 @@ class Report(Protocol):
         """The video did not go after all; the report goes on."""
         ...
 
-    def sent(self, size: int | None) -> None:
-        """The video is in the chat: the report's last word (it must not hold the job up)."""
+    async def sent(self, size: int | None) -> None:
+        """The video is in the chat: the report's last word, and the job's record that it went out
+        (kept at once: from then on a crash must not send it again, README "Reliability")."""
         ...
 
     async def ending(self) -> None:
@@ -75,7 +76,7 @@ class Quiet(Report):
     def unsent(self) -> None:
         pass
 
-    def sent(self, size: int | None) -> None:
+    async def sent(self, size: int | None) -> None:
         pass
 
     async def ending(self) -> None:

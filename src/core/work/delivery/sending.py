@@ -3,6 +3,7 @@ too large, sent, and what was sent recorded."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol, TypeVar
@@ -17,9 +18,11 @@ from core.work.delivery.failures import api_failure, tool_failure
 from core.work.delivery.report import Report
 from ports.blobs import BlobRecord
 from ports.clock import Clock
+from ports.errors import StoreError
 from ports.media import OutputSink, VideoInfo
 from ports.messenger import MessengerError, VideoMeta
 
+log = logging.getLogger("vidrelay.jobs")
 T = TypeVar("T")
 
 
@@ -90,14 +93,19 @@ async def after_send(
     refused send is the job's failure. `stored_file_id`: what a send by file_id went out as."""
     if isinstance(sent, Failure):
         return not_sent(sent.failure(), clock)
-    report.sent(record.size)
+    await report.sent(record.size)  # before anything else: the narrowest window for a second copy
     uploaded = sent.unwrap()
-    if uploaded is not None:
-        await blobs.record_sent(record.key, uploaded.file_id, uploaded.file_unique_id)
     file_id = uploaded.file_id if uploaded is not None else stored_file_id
     if file_id is None:
         raise TypeError("a destination must return the sent file for an upload")
-    await blobs.release(record.key)
+    try:
+        if uploaded is not None:
+            await blobs.record_sent(record.key, uploaded.file_id, uploaded.file_unique_id)
+        await blobs.release(record.key)
+    except StoreError as error:
+        # The video is out: failing the job now would send it again. What is lost is
+        # bookkeeping — the next request for it downloads again, the blob sweep frees the bytes.
+        log.warning("the video was sent but the store could not record it", exc_info=error)
     return await to.delivered(file_id, record)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from returns.result import Success
 
 from core import texts
+from core.jobs.fence import Fence
 from core.jobs.outcome import JobOutcome
 from core.requests.download import DownloadRequest
 from core.trust.migrations import may_migrate
@@ -12,6 +13,7 @@ from core.work.delivery.destination import AudioDestination, Destination, Outgoi
 from core.work.delivery.turns import VideoTurns
 from core.work.download.parking import Parking, needs_confirmation
 from core.work.download.replies import Replies
+from core.work.fenced import FencedMessengers
 from ports.blobs import BlobRecord
 from ports.clock import Clock
 from ports.messenger import (
@@ -35,7 +37,7 @@ class ChatDestinations:
     def __init__(
         self,
         *,
-        messenger: Messenger,
+        messengers: FencedMessengers,
         parking: Parking,
         replies: Replies,
         turns: VideoTurns,
@@ -43,9 +45,10 @@ class ChatDestinations:
         deliveries: DeliveryEvents,
         clock: Clock,
     ) -> None:
-        """`confirm_longer_than_seconds`: the operator's default, for a group that chose none;
+        """`messengers`: each attempt speaks through its own fenced Messenger;
+        `confirm_longer_than_seconds`: the operator's default, for a group that chose none;
         `deliveries`: told how long each user waited for the video."""
-        self._messenger = messenger
+        self._messengers = messengers
         self._parking = parking
         self._replies = replies
         self._turns = turns
@@ -53,12 +56,14 @@ class ChatDestinations:
         self._deliveries = deliveries
         self._clock = clock
 
-    def for_request(self, request: DownloadRequest) -> ChatDestination:
+    def for_request(self, request: DownloadRequest, fence: Fence) -> ChatDestination:
+        """Where the attempt that `fence` guards sends: every call it makes there asks the fence."""
+        messenger = self._messengers.for_attempt(fence)
         return ChatDestination(
             request,
-            messenger=self._messenger,
+            messenger=messenger,
             parking=self._parking,
-            replies=self._replies,
+            replies=self._replies.through(messenger),
             turns=self._turns,
             confirm_longer_than_seconds=self._confirm_longer_than,
             deliveries=self._deliveries,
@@ -82,7 +87,8 @@ class ChatDestination(Destination, AudioDestination):
         self._request = request
         self._messenger = messenger
         self._parking = parking
-        self._replies = replies
+        self.replies = replies
+        """Short answers in the request's chat, through the attempt's fenced Messenger."""
         self._turns = turns
         self._confirm_longer_than = confirm_longer_than_seconds
         self._deliveries = deliveries
@@ -95,11 +101,11 @@ class ChatDestination(Destination, AudioDestination):
         longer_than = request.ask_longer_than or self._confirm_longer_than
         if not needs_confirmation(request, duration, longer_than):
             return None
-        return await self._parking.ask_first(self._request, duration or 0.0, pinned_key)
+        return await self._parking.ask_first(self._request, duration or 0.0, pinned_key, self._messenger)
 
     async def too_large(self, size: int) -> JobOutcome:
-        await self._replies.reopen(self._request)
-        await self._replies.say(self._request, texts.too_large(size))
+        await self.replies.reopen(self._request)
+        await self.replies.say(self._request, texts.too_large(size))
         return Success(None)
 
     def not_before(self, outgoing: Outgoing) -> float | None:

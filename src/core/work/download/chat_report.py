@@ -57,7 +57,9 @@ class ChatReport(Report):
         self._stage = Stage.DOWNLOAD
         state = LogState.from_json(request.log)
         if request.private:
-            self._view = logs.adopt(context.job.id, request.log_address, state, self._save)
+            # The view's edits go out only while this attempt holds its lease (core.jobs.fence).
+            fence = context.fence.holds
+            self._view = logs.adopt(context.job.id, request.log_address, state, self._save, fence)
         else:
             self._view = LogViews.unshown(request.log_address, state)
 
@@ -116,8 +118,16 @@ class ChatReport(Report):
     def unsent(self) -> None:
         self._view.release()
 
-    def sent(self, size: int | None) -> None:
+    async def sent(self, size: int | None) -> None:
         self._view.settle(texts.sent(size))
+        self._request.delivered = True
+        self._context.payload["delivered"] = True
+        await self.checkpoint()
+
+    @property
+    def delivered(self) -> bool:
+        """An earlier attempt sent the video, and ended before its job did (a crash)."""
+        return self._request.delivered
 
     async def ending(self) -> None:
         await self._view.end()

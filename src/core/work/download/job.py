@@ -9,21 +9,25 @@ Every failure is returned as a value; the engine decides about retrying, this jo
 
 from __future__ import annotations
 
-from returns.result import Failure
+import logging
+
+from returns.result import Failure, Success
 
 from core.jobs.context import CancelledJob, DeadJob, JobContext, RetryNotice
+from core.jobs.fields import log_fields
 from core.jobs.outcome import JobOutcome
-from core.jobs.submitter import JobSubmitter
 from core.requests.download import DownloadRequest
 from core.work.delivery.audio import AudioDelivery
 from core.work.delivery.failures import bad_payload, no_video
+from core.work.delivery.outage import TelegramOutages
 from core.work.delivery.video import Delivery
 from core.work.download.chat_destination import ChatDestinations
 from core.work.download.chat_report import ChatReport, ChatReports
 from core.work.download.fan_out import fan_out
-from core.work.download.replies import Replies
 from core.work.download.retries import RetryReporting
 from ports.formats import FormatChoice
+
+log = logging.getLogger("vidrelay.download")
 
 
 class DownloadVideo:
@@ -35,17 +39,18 @@ class DownloadVideo:
         destinations: ChatDestinations,
         reports: ChatReports,
         formats: FormatChoice,
-        replies: Replies,
         retries: RetryReporting,
+        outages: TelegramOutages,
     ) -> None:
-        """`formats`: a smaller format, for the chats that chose a quality."""
+        """`formats`: a smaller format, for the chats that chose a quality; `outages`: a delivery
+        that cannot reach Telegram waits for it."""
         self._delivery = delivery
         self._audio = audio
         self._destinations = destinations
         self._reports = reports
         self._formats = formats
-        self._replies = replies
         self._retries = retries
+        self._outages = outages
 
     async def run(self, context: JobContext) -> JobOutcome:
         try:
@@ -53,25 +58,33 @@ class DownloadVideo:
         except ValueError as error:
             return Failure(bad_payload(error))
         report = self._reports.for_attempt(request, context)
+        if report.delivered:
+            log.warning(
+                "the video went out before the last attempt ended: not sent again",
+                extra=log_fields(context.job),
+            )
+            await report.sent(None)  # the log message ends on ✅, if the crash came before it did
+            await report.finish(Success(None))
+            return Success(None)
         report.attempt_started()
         outcome: JobOutcome | None = None
         try:
-            outcome = await self._deliver(request, report, context.jobs)
+            outcome = await self._outages.settle(context, await self._deliver(request, report, context))
             return outcome
         finally:
             await report.finish(outcome)
 
-    async def _deliver(self, request: DownloadRequest, report: ChatReport, jobs: JobSubmitter) -> JobOutcome:
+    async def _deliver(self, request: DownloadRequest, report: ChatReport, context: JobContext) -> JobOutcome:
+        destination = self._destinations.for_request(request, context.fence)
         videos = await self._delivery.videos(request.url, report)
         if isinstance(videos, Failure):
             return videos
         entries = videos.unwrap()
         if request.entry_index is None and len(entries) > 1:
-            return await fan_out(request, entries, jobs, self._replies, report)
+            return await fan_out(request, entries, context.jobs, destination.replies, report)
         index = request.entry_index or 0
         if index >= len(entries):
             return Failure(no_video())
-        destination = self._destinations.for_request(request)
         if request.audio:
             return await self._audio.deliver(entries[index], destination, report)
         info = entries[index]

@@ -42,23 +42,22 @@ class Parking:
         self,
         *,
         pending: PendingStore,
-        messenger: Messenger,
         buttons: SignedButtons,
         clock: Clock,
         new_id: Callable[[], str],
         max_attempts: int,
     ) -> None:
         self._pending = pending
-        self._messenger = messenger
         self._buttons = buttons
         self._clock = clock
         self._new_id = new_id
         self._max_attempts = max_attempts
 
     async def ask_first(
-        self, request: DownloadRequest, duration: float, pinned_key: str | None
+        self, request: DownloadRequest, duration: float, pinned_key: str | None, messenger: Messenger
     ) -> JobOutcome:
-        """Park the request (pinning `pinned_key`'s bytes) and post the prompt."""
+        """Park the request (pinning `pinned_key`'s bytes) and post the prompt through `messenger`
+        (the attempt's fenced one)."""
         pending_id = self._new_id()
         confirmed = request.for_job(entry_index=request.entry_index, confirmed=True, verbose=False)
         job = _confirmed_job(confirmed, self._max_attempts)
@@ -80,7 +79,7 @@ class Parking:
         ]
         try:
             await self._buttons.post(
-                self._messenger,
+                messenger,
                 request.chat_id,
                 texts.long_video_prompt(duration),
                 buttons,

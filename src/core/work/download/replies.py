@@ -17,17 +17,21 @@ class Replies:
         self._messenger = messenger
         self._handled = handled
 
+    def through(self, messenger: Messenger) -> Replies:
+        """The same replies, said through `messenger` (an attempt's fenced one)."""
+        return Replies(messenger, self._handled)
+
     async def say(self, request: DownloadRequest, text: str) -> None:
         try:
             await self._messenger.send_text(request.chat_id, text, reply_to=request.message_id)
         except MessengerError as error:
-            log.warning("could not tell the chat: %s", error.description, extra={"chat_id": request.chat_id})
+            log.warning("could not tell the chat", exc_info=error, extra={"chat_id": request.chat_id})
 
     async def react(self, request: DownloadRequest) -> None:
         try:
             await self._messenger.react(request.chat_id, request.message_id, texts.FAILURE_REACTION)
         except MessengerError as error:
-            log.warning("could not react: %s", error.description, extra={"chat_id": request.chat_id})
+            log.warning("could not react", exc_info=error, extra={"chat_id": request.chat_id})
 
     async def reopen(self, request: DownloadRequest) -> None:
         """Editing the message may retry this link later."""

@@ -20,18 +20,18 @@ def setup() -> Router:
     return router
 
 
-async def on_audio(message: Message, intake: LinkIntake, queue_cap: int) -> None:
-    await _take(message, intake, queue_cap, audio=True)
+async def on_audio(message: Message, intake: LinkIntake, queue_cap: int, last_try: bool = False) -> None:
+    await _take(message, intake, queue_cap, audio=True, last_try=last_try)
 
 
-async def on_video(message: Message, intake: LinkIntake, queue_cap: int) -> None:
-    await _take(message, intake, queue_cap, audio=False)
+async def on_video(message: Message, intake: LinkIntake, queue_cap: int, last_try: bool = False) -> None:
+    await _take(message, intake, queue_cap, audio=False, last_try=last_try)
 
 
-async def _take(message: Message, intake: LinkIntake, queue_cap: int, *, audio: bool) -> None:
+async def _take(message: Message, intake: LinkIntake, queue_cap: int, *, audio: bool, last_try: bool) -> None:
     asked = incoming(message, audio=audio)
     if not extract_urls(asked.text, asked.entities):
         if message.chat.type == ChatType.PRIVATE:  # a group hears nothing but videos
             await message.reply(texts.command_usage("audio" if audio else "video"))
         return
-    await reply_to_report(message, await intake.accept(asked), queue_cap)
+    await reply_to_report(message, await intake.accept(asked, last_try=last_try), queue_cap)

@@ -1,4 +1,4 @@
-"""/start, /help and the admins' /status."""
+"""/start, /help, /id and the admins' /status."""
 
 from __future__ import annotations
 
@@ -18,7 +18,15 @@ def setup() -> Router:
     router.message.register(on_help, CommandStart())
     router.message.register(on_help, Command("help"))
     router.message.register(on_status, Command("status"))
+    router.message.register(on_id, Command("id"))
     return router
+
+
+async def on_id(message: Message) -> None:
+    """Anyone, anywhere: the ids VIDRELAY_ALLOWED_CHAT_IDS and VIDRELAY_ADMIN_USER_IDS ask for."""
+    # A channel's post has no sender; the chat stands in for it, as in the per-user cap.
+    user = message.from_user.id if message.from_user else message.chat.id
+    await message.reply(texts.IDS.format(user_id=user, chat_id=message.chat.id))
 
 
 async def on_help(message: Message) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from aiogram.enums import ChatType
-from aiogram.types import Message, MessageEntity
+from aiogram.types import Message, MessageEntity, ReactionTypeEmoji
 
 from core import texts
 from core.incoming.intake.message import IncomingMessage, IntakeReport
@@ -47,14 +47,26 @@ def entities_of(entities: Sequence[MessageEntity] | None) -> list[Entity]:
 
 
 async def reply_to_report(message: Message, report: IntakeReport, queue_cap: int) -> None:
-    """A full queue is said everywhere (the user must know the link was not taken); refused
+    """A full queue is said everywhere (the user must know the link was not taken), and so is a
+    link the store would not take however long it was tried (a reaction in groups); refused
     addresses are explained in private chats and met with silence in groups."""
+    if report.tell_not_allowed:  # in groups too: the group's id is what the operator needs
+        await message.reply(texts.NOT_ALLOWED.format(chat_id=message.chat.id))
     if report.queue_full:
         await message.reply(texts.queue_full(queue_cap))
     if report.limited is not None:
         hit = report.limited
         await message.reply(texts.link_limit(hit.limit, hit.window_seconds, hit.wait_seconds, hit.until))
+    if report.not_kept:
+        await _ask_to_send_again(message)
     if message.chat.type != PRIVATE:
         return
     for url, why in report.refused:
         await message.reply(texts.refused_url(url, why))
+
+
+async def _ask_to_send_again(message: Message) -> None:
+    if message.chat.type == PRIVATE:
+        await message.reply(texts.send_again_later())
+    else:
+        await message.react([ReactionTypeEmoji(emoji=texts.BUSY_REACTION)])

@@ -4,6 +4,7 @@ durable, and the workers do the rest."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 
 from aiogram import F, Router
 from aiogram.enums import ChatType
@@ -32,24 +33,40 @@ def setup() -> Router:
     return router
 
 
-async def on_message(message: Message, intake: LinkIntake, queue_cap: int) -> None:
-    await reply_to_report(message, await intake.accept(incoming(message)), queue_cap)
+async def on_message(message: Message, intake: LinkIntake, queue_cap: int, last_try: bool = False) -> None:
+    """`last_try`: the inbox's word that this update will not be handled again (see
+    core.incoming.updates.lanes)."""
+    report = await intake.accept(incoming(message), last_try=last_try)
+    await reply_to_report(message, report, queue_cap)
 
 
-async def on_edited_message(edited_message: Message, intake: LinkIntake, queue_cap: int) -> None:
+async def on_edited_message(
+    edited_message: Message, intake: LinkIntake, queue_cap: int, last_try: bool = False
+) -> None:
     """An edit runs only the URLs new to the message (the handled-URL guard remembers the rest),
     and only of a message the bot read when it was sent."""
-    report = await intake.accept(incoming(edited_message, edited=True))
+    report = await intake.accept(incoming(edited_message, edited=True), last_try=last_try)
     await reply_to_report(edited_message, report, queue_cap)
 
 
-async def on_verbose(message: Message, intake: LinkIntake, queue_cap: int) -> None:
-    if message.chat.type != PRIVATE:
+async def on_verbose(
+    message: Message,
+    intake: LinkIntake,
+    queue_cap: int,
+    admin_user_ids: Collection[int],
+    last_try: bool = False,
+) -> None:
+    """yt-dlp's full output shows the server (kernel, Python, paths, the guard's port): an admin's
+    tool, in a private chat. Anyone else's link is taken as if sent without the command."""
+    admin = message.from_user is not None and message.from_user.id in admin_user_ids
+    if not admin or message.chat.type != PRIVATE:
+        await on_message(message, intake, queue_cap, last_try)
         return
     if not extract_urls(message.text, entities_of(message.entities)):
         await message.reply(texts.verbose_usage())
         return
-    await reply_to_report(message, await intake.accept(incoming(message, verbose=True)), queue_cap)
+    report = await intake.accept(incoming(message, verbose=True), last_try=last_try)
+    await reply_to_report(message, report, queue_cap)
 
 
 async def on_migration(message: Message, chat_settings: ChatSettingsService) -> None:

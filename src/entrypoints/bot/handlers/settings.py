@@ -39,9 +39,7 @@ async def on_settings(message: Message, chat_settings: ChatSettingsService) -> N
     try:
         await chat_settings.show(asker, reply_to=message.message_id)
     except MessengerError as error:
-        log.warning(
-            "could not post a settings panel: %s", error.description, extra={"chat_id": asker.chat_id}
-        )
+        log.warning("could not post a settings panel", exc_info=error, extra={"chat_id": asker.chat_id})
 
 
 async def on_press(callback_query: CallbackQuery, chat_settings: ChatSettingsService) -> None:

@@ -8,6 +8,7 @@ from testkit.telegram.methods import (
     bot,
     callbacks,
     chats,
+    commands,
     inline,
     media,
     messages,
@@ -15,7 +16,7 @@ from testkit.telegram.methods import (
     updates,
 )
 
-_GROUPS = (bot, updates, messages, chats, reactions, media, audio, callbacks, inline)
+_GROUPS = (bot, commands, updates, messages, chats, reactions, media, audio, callbacks, inline)
 
 
 def method_table() -> dict[str, tuple[str, Method]]:

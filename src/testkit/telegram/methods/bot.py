@@ -11,7 +11,7 @@ from testkit.telegram.state import TelegramState
 async def get_me(state: TelegramState, call: Call) -> Any:
     return state.bot.to_api() | {
         "can_join_groups": True,
-        "can_read_all_group_messages": False,
+        "can_read_all_group_messages": state.reads_all_group_messages,
         "supports_inline_queries": True,
         "can_connect_to_business": False,
         "has_main_web_app": False,

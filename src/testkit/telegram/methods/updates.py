@@ -40,7 +40,7 @@ async def get_updates(state: TelegramState, call: Call) -> Any:
 
 
 async def delete_webhook(state: TelegramState, call: Call) -> Any:
-    state.webhook = None
+    state.webhook, state.webhook_error = None, None
     if call.params.flag("drop_pending_updates"):
         state.updates.drop_pending()
     return True
@@ -59,8 +59,16 @@ async def set_webhook(state: TelegramState, call: Call) -> Any:
 
 
 async def get_webhook_info(state: TelegramState, call: Call) -> Any:
-    url = state.webhook["url"] if state.webhook else ""
-    return {"url": url, "has_custom_certificate": False, "pending_update_count": state.updates.pending}
+    info: dict[str, Any] = {
+        "url": state.webhook["url"] if state.webhook else "",
+        "has_custom_certificate": False,
+        "pending_update_count": state.updates.pending,
+    }
+    if state.webhook is not None:
+        info["max_connections"] = 40
+        if state.webhook_error is not None:
+            info["last_error_date"], info["last_error_message"] = state.webhook_error
+    return info
 
 
 METHODS: dict[str, Method] = {

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import socket
+from urllib.parse import urlsplit
 
+import asyncpg
 import pytest
 
 from adapters.postgres.connection import connect, open_pool
 from adapters.postgres.dsn import BadDsn, check_dsn, masked
+from entrypoints.settings import load_settings
 from ports.errors import StoreError
 from testkit.postgres import PostgresServer
 
@@ -101,3 +105,33 @@ async def test_a_short_or_user_named_wrong_password_leaves_the_servers_words_who
     shown = f"postgresql://postgres:***@127.0.0.1:{postgres_server.port}/postgres"
     assert str(refused.value).startswith(f"cannot connect to PostgreSQL at {shown}: ")
     assert 'password authentication failed for user "postgres"' in str(refused.value)
+
+
+async def test_a_password_of_any_characters_connects_through_the_settings_parts(pg_dsn: str) -> None:
+    """What compose.yaml passes (VIDRELAY_DATABASE_HOST and its parts), against a real server."""
+    password = "p/a#s@s:w%rd?&=+ ä"
+    role, url = f"hard_password_{os.getpid()}", urlsplit(pg_dsn)
+    admin = await asyncpg.connect(pg_dsn)
+    try:
+        create = await admin.fetchval(
+            "SELECT format('CREATE ROLE %I LOGIN PASSWORD %L', $1::text, $2::text)", role, password
+        )
+        await admin.execute(create)
+        settings = load_settings(
+            {
+                "VIDRELAY_STORE": "postgres",
+                "VIDRELAY_DATABASE_HOST": str(url.hostname),
+                "VIDRELAY_DATABASE_PORT": str(url.port),
+                "VIDRELAY_DATABASE_USER": role,
+                "VIDRELAY_DATABASE_PASSWORD": password,
+                "VIDRELAY_DATABASE_NAME": url.path.lstrip("/"),
+            }
+        )
+        connection = await asyncpg.connect(settings.database_dsn)
+        try:
+            assert await connection.fetchval("SELECT current_user") == role
+        finally:
+            await connection.close()
+    finally:
+        await admin.execute(f'DROP ROLE IF EXISTS "{role}"')
+        await admin.close()

@@ -22,6 +22,7 @@ from tests.support.updater_index import (
     installs,
     pip_calls,
     publish,
+    publish_ejs,
     run_yt_dlp,
     selected,
     versions,
@@ -66,6 +67,21 @@ async def test_the_first_update_installs_the_release_and_selects_it(
     assert await run_yt_dlp(data, "--version") == (0, "2099.01.01")
     assert len(installs(pip_log)) == 1
     assert hidden_leftovers(data) == []
+
+
+async def test_an_update_keeps_the_extras_a_release_needs_its_own_yt_dlp_ejs_beside_it(
+    make_updater: MakeUpdater, index: Path, data: Path, pip_log: Path
+) -> None:
+    publish_ejs(index, "0.1.0")
+    publish_ejs(index, "0.2.0")
+    publish(index, V1, ejs="0.2.0")
+
+    assert (await make_updater().update()).changed
+
+    [install] = installs(pip_log)
+    assert f"yt-dlp[default]=={V1}" in install.split()
+    version_file = data / "ytdlp" / "versions" / V1 / "yt_dlp_ejs" / "__init__.py"
+    assert version_file.read_text() == "version = '0.2.0'\n"  # the one this release pins
 
 
 async def test_an_update_installs_beside_the_running_version_and_switches_atomically(

@@ -77,7 +77,9 @@ async def test_progress_and_output_arrive_from_a_forked_download(
     [child] = warm.live_pids
     [server] = warm.forkserver_pids
     assert parent_of(child) == server
-    assert pids_mentioning(str(staging)) == [child]  # it shows its yt-dlp argv as its command line
+    # It shows its yt-dlp argv as its command line, once the forked child has renamed itself (a
+    # moment after the fork, which a loaded machine stretches).
+    await wait_until(lambda: pids_mentioning(str(staging)) == [child], timeout=10)
 
     path = (await running).unwrap()
 

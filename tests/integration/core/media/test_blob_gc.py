@@ -129,19 +129,22 @@ async def test_sent_blobs_lose_their_bytes_but_keep_the_file_id(
         assert await blobs.find(key) is not None
 
 
-async def test_unsent_unreferenced_blobs_go_after_a_day(
+async def test_unsent_unreferenced_blobs_go_after_a_day_unused(
     store: MemoryStore, files: LocalBlobFiles, clock: VirtualClock
 ) -> None:
     blobs = blob_service(store, files, clock)
-    await seed(store, files, clock, "stale", age=DAY + 1)
-    fresh = await seed(store, files, clock, "fresh", age=DAY - 60)
+    await seed(store, files, clock, "stale", age=DAY + 1, idle=DAY + 1)
+    fresh = await seed(store, files, clock, "fresh", age=DAY - 60, idle=DAY - 60)
+    waiting = await seed(store, files, clock, "waiting", age=3 * DAY, idle=60)  # fetched again a minute ago
 
     report = await blobs.sweep()
 
     assert report == SweepReport(unsent_dropped=1)
-    assert on_disk(files) == {fresh.file_name}
+    assert on_disk(files) == {fresh.file_name, waiting.file_name}
     assert await store.blob("stale") is None
     assert await store.blob("fresh") == fresh
+    await store.forget_blob("waiting")
+    await files.unlink(waiting.file_name or "")
 
     await clock.advance(61)
     assert (await blobs.sweep()).unsent_dropped == 1
@@ -242,7 +245,9 @@ async def test_two_concurrent_releases_unlink_exactly_once(
 ) -> None:
     store = RacingStore(readers=2)
     files = CountingFiles(tmp_path)
-    record = await seed(store, files, clock, "k", sent=sent, age=0.0 if sent else DAY + 1)
+    record = await seed(
+        store, files, clock, "k", sent=sent, age=0.0 if sent else DAY + 1, idle=0.0 if sent else DAY + 1
+    )
     # Two services over one index and one folder: two processes, so no shared in-process lock.
     first, second = blob_service(store, files, clock), blob_service(store, files, clock)
     store.racing = True

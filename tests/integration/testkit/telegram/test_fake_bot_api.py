@@ -316,3 +316,25 @@ async def test_an_edit_that_changes_only_the_keyboard_is_an_edit(
     message = api.message(PRIVATE.id, message_id)
     assert message is not None
     assert [v.reply_markup for v in message.history] == [markup, None]
+
+
+async def test_command_menus_are_kept_by_scope_and_language_and_checked_like_telegram(
+    api: FakeBotApi, http: aiohttp.ClientSession
+) -> None:
+    menu = [{"command": "audio", "description": "the sound of a link"}]
+    await call(http, api, "setMyCommands", json={"commands": menu})
+    await call(http, api, "setMyCommands", json={"commands": menu, "language_code": "es"})
+    _, got = await call(http, api, "getMyCommands", json={"scope": {"type": "default"}})
+    upper = [{"command": "Audio", "description": "x"}]
+    _, wrong = await call(http, api, "setMyCommands", json={"commands": upper})
+    blank = [{"command": "audio", "description": " "}]
+    _, empty = await call(http, api, "setMyCommands", json={"commands": blank})
+    stranger = {"type": "chat", "chat_id": 987654}
+    _, unknown = await call(http, api, "setMyCommands", json={"commands": menu, "scope": stranger})
+
+    assert got["result"] == menu
+    assert api.commands() == api.commands(language="es") == [("audio", "the sound of a link")]
+    assert api.commands("all_group_chats") == []
+    assert error(wrong) == (400, "Bad Request: BOT_COMMAND_INVALID")
+    assert error(empty) == (400, "Bad Request: command description must be non-empty")
+    assert error(unknown) == (400, "Bad Request: chat not found")

@@ -165,3 +165,20 @@ async def test_wait_for_gives_up_after_its_timeout_naming_the_last_calls(
 
     with pytest.raises(TimeoutError, match=r"sendMessage \(400\)"):
         await api.wait_for(api.videos, timeout=0.05)
+
+
+async def test_a_webhook_left_behind_shows_in_getwebhookinfo_with_its_delivery_error(
+    api: FakeBotApi, http: aiohttp.ClientSession
+) -> None:
+    api.send_text(PRIVATE, ALICE, "waiting")
+    api.set_webhook("https://old.example.com/hook", delivery_error="Connection refused")
+    _, info = await call(http, api, "getWebhookInfo")
+    _, blocked = await call(http, api, "getUpdates", json={"timeout": 0})
+    await call(http, api, "deleteWebhook", json={"drop_pending_updates": False})
+    _, after = await call(http, api, "getUpdates", json={"timeout": 0})
+
+    assert info["result"]["url"] == "https://old.example.com/hook"
+    assert info["result"]["pending_update_count"] == 1
+    assert info["result"]["last_error_message"] == "Connection refused"
+    assert error(blocked)[0] == 409
+    assert [u["message"]["text"] for u in after["result"]] == ["waiting"]

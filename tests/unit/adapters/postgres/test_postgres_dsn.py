@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.postgres.connection import unreachable
+from adapters.postgres.connection import reaching
 from adapters.postgres.dsn import BadDsn, check_dsn, masked
+from ports.errors import StoreError
 
 
 @pytest.mark.parametrize(
@@ -73,7 +74,9 @@ def test_the_connect_refusal_keeps_the_drivers_words(password: str) -> None:
     dsn = f"postgresql://postgres:{password}@127.0.0.1:1/postgres"
     reason = OSError("Multiple exceptions: [Errno 111] Connect call failed ('127.0.0.1', 1)")
 
-    assert str(unreachable(dsn, reason)) == (
+    with pytest.raises(StoreError) as refused, reaching(dsn):
+        raise reason
+    assert str(refused.value) == (
         "cannot connect to PostgreSQL at postgresql://postgres:***@127.0.0.1:1/postgres:"
         " Multiple exceptions: [Errno 111] Connect call failed ('127.0.0.1', 1)"
     )

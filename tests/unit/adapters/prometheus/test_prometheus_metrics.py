@@ -61,10 +61,10 @@ def test_the_state_of_the_moment_is_rendered_as_gauges() -> None:
     seen = samples(metrics, state)
     assert seen["vidrelay_queue_depth"] == 4
     assert seen["vidrelay_jobs_running"] == 2
-    assert seen["vidrelay_jobs_failed"] == 1
+    assert seen["vidrelay_dead_letters"] == 1
     assert seen["vidrelay_jobs_in_flight"] == 2
     assert seen["vidrelay_workers_live"] == 3
-    assert seen["vidrelay_workers"] == 3
+    assert seen["vidrelay_workers_configured"] == 3
     assert seen['vidrelay_ytdlp_info{version="2099.01.01"}'] == 1
     assert seen['vidrelay_ytdlp_updates_total{outcome="updated"}'] == 1
     assert seen['vidrelay_ytdlp_updates_total{outcome="unchanged"}'] == 0
@@ -72,12 +72,26 @@ def test_the_state_of_the_moment_is_rendered_as_gauges() -> None:
     assert seen['vidrelay_breaker_open{key="example.com"}'] == 1
 
 
-def test_a_breaker_that_closed_reads_0_instead_of_vanishing() -> None:
+def test_a_breaker_that_closed_reads_0_once_then_its_series_is_gone() -> None:
     metrics = PrometheusMetrics()
     samples(metrics, ProcessState(open_breakers=frozenset({"a.example", "b.example"})))
     seen = samples(metrics, ProcessState(open_breakers=frozenset({"b.example"})))
     assert seen['vidrelay_breaker_open{key="a.example"}'] == 0
     assert seen['vidrelay_breaker_open{key="b.example"}'] == 1
+    later = samples(metrics, ProcessState(open_breakers=frozenset({"b.example"})))
+    assert 'vidrelay_breaker_open{key="a.example"}' not in later  # a site that broke once, long ago
+    assert later['vidrelay_breaker_open{key="b.example"}'] == 1
+
+
+def test_process_and_platform_collectors_and_the_build_info_are_in_the_registry() -> None:
+    seen = samples(PrometheusMetrics())
+    assert seen["process_resident_memory_bytes"] > 0
+    assert seen["process_open_fds"] > 0
+    [build] = [name for name in seen if name.startswith("vidrelay_build_info{")]
+    assert 'python="3.' in build
+    assert 'version="' in build
+    assert any(name.startswith("python_info{") for name in seen)
+    assert not any(name.startswith(("vidrelay_jobs_failed", "vidrelay_workers{")) for name in seen)
 
 
 def test_each_instance_has_a_registry_of_its_own() -> None:

@@ -23,7 +23,8 @@ async def test_a_stale_worker_whose_lease_expired_during_a_hook_changes_nothing(
     clock: VirtualClock, stopped_at_the_end: list[Engine], caplog: pytest.LogCaptureFixture
 ) -> None:
     """Worker a's heartbeat cannot reach the store while its retry report waits on flood control;
-    its lease ends, worker b takes the row over and delivers; a's late retry write is a no-op."""
+    its lease ends, so a's attempt stops at once (its lease watch), worker b takes the row over and
+    delivers; a writes nothing."""
     store = MemoryStore()
     to_a = FaultyQueue(store)
     to_a.fails = lambda name: name == "renew"
@@ -57,8 +58,9 @@ async def test_a_stale_worker_whose_lease_expired_during_a_hook_changes_nothing(
     await clock.advance(1)
     await clock.advance(600)
 
-    assert delivered == [("b", 2)]  # a's stale retry_later did not bring the row back
-    assert "job lost its lease: its retry changed nothing" in caplog.text
+    assert delivered == [("b", 2)]  # a's stale attempt did not bring the row back
+    assert "job's lease could not be renewed before its end: its attempt stops now" in caplog.text
+    assert "its retry changed nothing" not in caplog.text  # a never tried: it had stopped
     # The metrics count what landed: a's retry did not, b's completion did.
     assert (seen_by_a.seen, seen_by_b.seen) == (Counter(enqueued=1), Counter(completed=1))
     assert await store.list_jobs() == []

@@ -7,10 +7,10 @@ from core.media.blob_sweep import SENT_IDLE_SECONDS, sweep_drops_sent, sweep_dro
 from tests.support.blob_records import NOW, record, sent
 
 
-def test_the_sweep_drops_unsent_blobs_by_age_and_leaves_sent_ones_to_their_own_rule() -> None:
+def test_the_sweep_drops_unsent_blobs_by_age_unused_and_leaves_sent_ones_to_their_own_rule() -> None:
     old = NOW - UNSENT_MAX_AGE_SECONDS - 1
-    assert sweep_drops_unsent(record(created_at=old), pinned=False, now=NOW)
-    assert not sweep_drops_unsent(record(created_at=old), pinned=True, now=NOW)
+    assert sweep_drops_unsent(record(created_at=old, last_used=old), pinned=False, now=NOW)
+    assert not sweep_drops_unsent(record(created_at=old, last_used=old), pinned=True, now=NOW)
     assert not sweep_drops_unsent(record(), pinned=False, now=NOW)
     assert not sweep_drops_unsent(sent("s", last_used=old), pinned=False, now=NOW)
 

@@ -8,12 +8,14 @@ from pathlib import Path
 import pytest
 from returns.result import Failure, Success
 
+from adapters.memory.store import MemoryStore
 from core.blob_names import blob_file_name
 from core.jobs.outcome import Deferred, JobFailure, JobOutcome
 from core.work.delivery.destination import Destination
 from core.work.delivery.report import Report
 from core.work.delivery.video import Delivery
 from ports.blobs import BlobRecord
+from ports.errors import StoreError
 from ports.media import Progress, VideoInfo
 from ports.messenger import MessengerError, SentVideo, StoredVideo, VideoFile, VideoMeta
 from tests.support.clock import VirtualClock
@@ -64,7 +66,7 @@ class Recording(Destination, Report):
     def unsent(self) -> None:
         self.calls.append("unsent")
 
-    def sent(self, size: int | None) -> None:
+    async def sent(self, size: int | None) -> None:
         self.calls.append(f"sent {size}")
 
     async def ending(self) -> None:
@@ -126,6 +128,26 @@ async def test_a_new_video_is_downloaded_once_uploaded_and_its_file_id_recorded(
     record = await world.store.blob(KEY)
     assert record is not None
     assert (record.file_id, record.file_name) == ("F-new", None)
+
+
+class LosesItsWritesAfterTheSend(MemoryStore):
+    """The database goes away between Telegram taking the video and the file_id's record."""
+
+    async def set_file_id(self, key: str, file_id: str, file_unique_id: str, now: float) -> None:
+        raise StoreError("PostgreSQL: connection was closed in the middle of operation")
+
+
+async def test_a_sent_video_whose_record_the_store_refuses_is_delivered_not_sent_again(
+    clock: VirtualClock, tmp_path: Path
+) -> None:
+    world = World(clock, tmp_path, store=LosesItsWritesAfterTheSend())
+    job = Recording()
+
+    assert await deliver(world, video(URL), job) == Success(None)  # a failure would send it again
+
+    sends = [call for call in job.calls if call.startswith("send ")]
+    assert sends == [f"send file {blob_file_name(KEY, 'mp4')}"]
+    assert job.calls[-1] == "delivered F-new"
 
 
 async def test_a_video_telegram_has_goes_by_file_id_without_a_download(world: World) -> None:

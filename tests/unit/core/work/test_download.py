@@ -5,7 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from core.jobs.context import JobContext
+from core.requests.download import DownloadRequest
+from core.requests.job_names import DOWNLOAD_VIDEO
 from core.trust.buttons import Press
+from core.work.download.chat_report import ChatReports
+from ports.jobs import Job
 from ports.media import VideoInfo
 from ports.messenger import MessengerError
 from tests.support.clock import VirtualClock, settle
@@ -324,3 +329,37 @@ async def test_a_long_video_telegram_already_has_is_still_asked_about_in_a_group
     await world.idle()
     [prompt] = world.messenger.chat(GROUP_CHAT)
     assert prompt.text == "This video is pretty long (50m), download it anyway?"
+
+
+async def test_a_video_that_went_out_before_a_crash_is_not_sent_again(world: World) -> None:
+    """The attempt after the crash finds the job's record that Telegram took the video (written
+    the moment it answered) and finishes the job: its log message ends on ✅, nothing is resent."""
+    world.downloader.serve(URL)
+    request = DownloadRequest(URL, PRIVATE_CHAT, "private", 41, USER, delivered=True)
+    await world.engine.submit(DOWNLOAD_VIDEO, request.to_payload())
+    await world.idle()
+
+    assert "send_video" not in world.messenger.calls
+    assert world.downloader.scrapes == []
+    assert await world.store.list_jobs() == []
+    assert await world.store.list_failed() == []
+    [log] = world.messenger.chat(PRIVATE_CHAT)
+    assert "✅" in (log.text or "")
+
+
+async def test_the_record_that_the_video_went_out_is_kept_the_moment_it_did(world: World) -> None:
+    saved: list[dict[str, object]] = []
+
+    async def save(payload: dict[str, object]) -> None:
+        saved.append(dict(payload))
+
+    request = DownloadRequest(URL, PRIVATE_CHAT, "private", 41, USER)
+    now = world.clock.now()
+    context = JobContext(Job(7, DOWNLOAD_VIDEO, request.to_payload(), 1, 3, now, now), save, world.engine)
+    reports = ChatReports(logs=world.container.log_views(), upload_limit_bytes=50 * 1024 * 1024)
+    report = reports.for_attempt(request, context)
+
+    await report.sent(1000)
+
+    assert saved[-1]["delivered"] is True
+    assert report.delivered

@@ -11,7 +11,14 @@ from core.jobs.context import JobContext
 from core.jobs.registry import JobType
 from core.status import UpdateStatus
 from core.work.job_types import UPDATE_TIMEOUT_SECONDS, job_types
-from core.work.periodic import SWEEP_INTERVAL_SECONDS, SweepBlobs, SweepCaches, UpdateYtDlp
+from core.work.periodic import (
+    HANDLED_UPDATE_TTL_SECONDS,
+    SWEEP_INTERVAL_SECONDS,
+    SweepBlobs,
+    SweepCaches,
+    UpdateYtDlp,
+)
+from ports.inbox import RawUpdate
 from ports.jobs import Job, NewJob
 from ports.media import UpdateOutcome, Updater
 from ports.pending import PendingRequest
@@ -62,6 +69,7 @@ def periodic_of(world: World, updater: Updater | None, interval: float, closes: 
     sweep_caches = SweepCaches(
         info=world.container.info(),
         handled=world.store,
+        inbox=world.store,
         expire_prompts=world.confirmations.expire,
         clock=world.clock,
     )
@@ -76,6 +84,7 @@ def types_of(world: World, periodic: Periodic, *, inline: bool = False) -> list[
         sweep_blobs=periodic.sweep_blobs,
         sweep_caches=periodic.sweep_caches,
         download_timeout=DOWNLOAD_TIMEOUT,
+        refusals=world.container.site_refusals(),
     )
 
 
@@ -168,3 +177,21 @@ async def test_the_cache_sweep_expires_unanswered_prompts(clock: VirtualClock, t
     assert isinstance(await sweep.run(context(world, "sweep_caches")), Success)
 
     assert await world.store.pending("p1") is None
+
+
+async def test_the_cache_sweep_forgets_updates_handled_two_days_ago_and_keeps_the_waiting_ones(
+    clock: VirtualClock, tmp_path: Path
+) -> None:
+    world = World(clock, tmp_path)
+    sweep = only(world, periodic_of(world, None, 0.0, Closes()), "sweep_caches")
+    await world.store.keep_updates([RawUpdate(1, "chat:1", "{}"), RawUpdate(2, "chat:1", "{}")], clock.now())
+    await world.store.update_handled(1, clock.now())
+    await clock.advance(HANDLED_UPDATE_TTL_SECONDS + 1)
+
+    assert isinstance(await sweep.run(context(world, "sweep_caches")), Success)
+
+    assert [k.update.update_id for k in await world.store.waiting_updates()] == [2]
+    assert [
+        k.update.update_id
+        for k in await world.store.keep_updates([RawUpdate(1, "chat:1", "{}")], clock.now())
+    ] == [1]

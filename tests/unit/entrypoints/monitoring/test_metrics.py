@@ -32,7 +32,7 @@ async def test_a_delivered_link_moves_the_job_counters_and_both_histograms(
     assert seen["vidrelay_post_to_video_seconds_count"] == 1
     assert 12 <= seen["vidrelay_post_to_video_seconds_sum"] <= delivered - posted
     assert seen["vidrelay_queue_depth"] == 0
-    assert seen["vidrelay_workers_live"] == seen["vidrelay_workers"] == 3
+    assert seen["vidrelay_workers_live"] == seen["vidrelay_workers_configured"] == 3
     assert seen['vidrelay_ytdlp_info{version="2099.01.01"}'] == 1  # the scripted yt-dlp's
 
 
