@@ -23,7 +23,7 @@ from core.incoming.intake.limits import UserLinkLimits
 from core.incoming.intake.links import LinkIntake
 from core.incoming.known_videos import KnownVideos
 from core.incoming.updates.lanes import Lanes
-from core.incoming.updates.polling import Polling
+from core.incoming.updates.polling import Polling, long_poll_seconds
 from core.incoming.updates.receiving import Receiver
 from core.status import StatusQuery
 from entrypoints.bot.dispatcher import build_dispatcher
@@ -149,4 +149,11 @@ class Container(Jobs):
         give_up_seconds=settings.provided.intake_retry_seconds,
     )
     receiver = providers.Singleton(Receiver, inbox=store, lanes=lanes, clock=clock, random=random)
-    polling = providers.Singleton(Polling, feed=updates, receiver=receiver, clock=clock, random=random)
+    polling = providers.Singleton(
+        Polling,
+        feed=updates,
+        receiver=receiver,
+        clock=clock,
+        random=random,
+        poll_seconds=providers.Callable(long_poll_seconds, settings.provided.health_stale_seconds),
+    )

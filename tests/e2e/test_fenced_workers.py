@@ -21,14 +21,8 @@ from testkit.telegram import Chat, FakeBotApi, StoredMessage
 from testkit.video_site import VideoServer
 from testkit.video_site.behaviours import Body, Trickle
 from tests.e2e.conftest import CLIPS_DIR, WAIT_SECONDS, new_user, sha256_of, until_logged
-from tests.e2e.test_scale_out import (
-    LEASE_SECONDS,
-    Deployment,
-    _holder_of_the_download,
-    _print_logs,
-    deployment,
-    holder_pid,
-)
+from tests.e2e.deployment import LEASE_SECONDS, Deployment, print_logs
+from tests.e2e.test_scale_out import _holder_of_the_download, deployment, holder_pid
 
 __all__ = ["deployment"]  # the fixture: one ingest, two workers
 
@@ -106,7 +100,7 @@ async def cut_off(pg_dsn: str, tmp_path: Path) -> AsyncIterator[tuple[Deployment
             process("worker", "worker-a", proxy.dsn_through(pg_dsn, port)),
             process("worker", "worker-b", pg_dsn),
         ]
-        made = Deployment(api, site, pg_dsn, ingest, workers)
+        made = Deployment(api, site, pg_dsn, ingest, workers, tmp_path, {})
         try:
             await ingest.start(api)
             await workers[0].spawn()
@@ -114,7 +108,7 @@ async def cut_off(pg_dsn: str, tmp_path: Path) -> AsyncIterator[tuple[Deployment
         finally:
             for bot in (ingest, *workers):
                 await bot.close()
-            _print_logs(tmp_path)
+            print_logs(tmp_path)
 
 
 async def test_a_worker_cut_off_from_the_database_stops_at_its_lease_end_and_never_sends(

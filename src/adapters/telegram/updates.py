@@ -27,7 +27,9 @@ _SLACK_SECONDS = 10
 
 def raw_update(update: Update) -> RawUpdate:
     body = update.model_dump(mode="json", exclude_unset=True, by_alias=True)
-    return RawUpdate(update.update_id, lane_of(body), json.dumps(body, ensure_ascii=False))
+    # ASCII escapes: a lone surrogate or a NUL someone put in a text or a button's data stays
+    # storable text on either store (one unstorable update would hold back its whole batch).
+    return RawUpdate(update.update_id, lane_of(body), json.dumps(body, separators=(",", ":")))
 
 
 def raw_update_of_json(body: object) -> RawUpdate:
@@ -65,7 +67,9 @@ def _chat_of(event: dict[str, Any]) -> int | None:
 
 def to_aiogram(update: RawUpdate, bot: Bot) -> Update:
     """The kept update as aiogram's object, bound to `bot` (so handlers can answer through it)."""
-    return Update.model_validate_json(update.body, context={"bot": bot})
+    # json.loads, not pydantic's own parser: that one refuses the escape of a lone surrogate,
+    # which Telegram's own JSON (read by aiogram with json.loads too) may carry.
+    return Update.model_validate(json.loads(update.body), context={"bot": bot})
 
 
 class TelegramUpdates(UpdateFeed):
