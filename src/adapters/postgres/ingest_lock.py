@@ -49,7 +49,9 @@ _HOLDER = """
         SELECT oid FROM pg_database WHERE datname = current_database()
     ) AND ((l.classid::bigint << 32) | l.objid::bigint) = $1
 """
-_DB_NOW = "extract(epoch FROM clock_timestamp())"
+_DB_NOW = "extract(epoch FROM clock_timestamp())::float8"
+"""The database's clock as the float `seen_at` keeps: extract() answers numeric (PostgreSQL 14+),
+a Decimal in Python, which cannot be subtracted from a float."""
 _LAST_HOLDER = f"SELECT holder, seen_at, {_DB_NOW} FROM vidrelay_ingest"  # noqa: S608 - constants
 _SIGN_OF_LIFE = f"""
     INSERT INTO vidrelay_ingest (holder, seen_at) VALUES ($1, {_DB_NOW})

@@ -9,10 +9,18 @@ import asyncio
 import asyncpg
 import pytest
 
-from adapters.postgres.ingest_lock import PROBE_SECONDS, PROBE_TIMEOUT_SECONDS, IngestLock, IngestLocked
+from adapters.postgres.ingest_lock import (
+    PROBE_SECONDS,
+    PROBE_TIMEOUT_SECONDS,
+    TAKEOVER_SECONDS,
+    IngestLock,
+    IngestLocked,
+)
 from adapters.system.clock import SystemClock
 from testkit.postgres import PostgresServer
 from testkit.tcp_proxy import TcpProxy
+from tests.support.clock import VirtualClock
+from tests.support.integration import wait_until
 
 PATIENCE = 60.0
 """How long the test waits for what must happen far sooner: a hang fails the test, not the run."""
@@ -95,3 +103,34 @@ async def test_a_silent_lock_is_in_doubt_within_a_probe_and_its_successor_never_
             holding.stop()
             await old.release()
     assert holding.overlaps == 0
+
+
+async def test_a_new_holder_waits_out_the_last_sign_of_life_of_a_holder_in_another_process(
+    dsn: str, clock: VirtualClock
+) -> None:
+    """The last holder was another process, seen just now, and no longer holds the lock (it died,
+    or went silent and its session was dropped): the new one sleeps until that one must have
+    stopped polling, then holds the lock. (The database's clock is compared with the float the
+    row keeps: extract() answers numeric, which asyncpg hands over as a Decimal.)"""
+    writer = await asyncpg.connect(dsn)
+    try:
+        await writer.execute(
+            "INSERT INTO vidrelay_ingest (holder, seen_at)"
+            " VALUES ('vidrelay ingest elsewhere pid 1', extract(epoch FROM clock_timestamp()))"
+            " ON CONFLICT (one) DO UPDATE SET holder = EXCLUDED.holder, seen_at = EXCLUDED.seen_at"
+        )
+    finally:
+        await writer.close()
+    taking = asyncio.ensure_future(IngestLock.take(dsn, clock=clock))
+    try:
+        await wait_until(lambda: clock.sleepers == 1 or taking.done(), PATIENCE)
+        assert not taking.done(), taking.exception() or "taken without waiting out the last holder"
+
+        await clock.advance(TAKEOVER_SECONDS)
+        lock = await asyncio.wait_for(taking, PATIENCE)
+    finally:
+        taking.cancel()
+    try:
+        assert lock.held.is_set()
+    finally:
+        await lock.release()
