@@ -18,6 +18,9 @@ class Unobserved(JobEvents, DeliveryEvents, RefusalEvents):
     def job_dead(self, name: str) -> None:
         pass
 
+    def job_cancelled(self, name: str) -> None:
+        pass
+
     def video_delivered(self, post_to_video_seconds: float) -> None:
         pass
 

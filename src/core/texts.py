@@ -10,9 +10,11 @@ said it: it is theirs, not ours.
 from __future__ import annotations
 
 import html
+import math
 import time
 from collections.abc import Sequence
 
+from core.durations import clock_duration, short_duration
 from ports.media import Progress, Stage, VideoInfo
 
 # The catalog -------------------------------------------------------------------------------
@@ -45,6 +47,7 @@ CONVERTING = "\n🎞 <b>Converting…</b>"
 COMPRESSING = "\n📦 <b>Compressing to fit {limit_mib:.0f} MB…</b>"
 UPLOADING = "\n🚀 <b>Uploading ({size})...</b>"
 SENT = "✅ <b>Sent</b>"
+CANCELLED = "🚫 <b>Cancelled</b>"
 SENT_SIZED = "✅ <b>Sent</b> ({size})"
 RETRYING = "\n⚠️ <b>Download failed</b>, retrying (attempt {attempt} of {max_attempts})..."
 FAILED = "\n💥 <b>Download failed</b>: {reason}"
@@ -58,6 +61,8 @@ TOO_LARGE = "😞 Video too large ({megabytes:.0f} MB)"
 MORE_THAN_TEN = "📚 More than 10 videos here"
 REFUSED_URL = "🚫 I can't fetch {url}: {why}"
 QUEUE_FULL = "✋ You already have {limit} links in the queue. Please wait until some are done."
+LINK_LIMIT_HOUR = "✋ You can send {limit} links an hour. You can send more in {wait} (at {at} UTC)."
+LINK_LIMIT_DAY = "✋ You can send {limit} links a day. You can send more in {wait} (at {at} UTC)."
 SEND_AGAIN_LATER = (
     "⏳ I could not take this link just now: my storage is busy. Please send it again in a few minutes."
 )
@@ -83,6 +88,14 @@ LONG_VIDEO_NO = "👎 No thanks"
 PRESS_CONFIRMED = "👍 On it!"
 PRESS_CANCELLED = "👎 Cancelled."
 PRESS_NOT_REQUESTER = "Only the person who sent the link can cancel."
+CANCEL_HOW = (
+    "Reply <code>/cancel</code> to your link (or to my message about it), or send <code>/cancel all</code>."
+)
+CANCEL_NOTHING = "Nothing to cancel: that link is done, or it is not waiting here."
+CANCEL_NOT_YOURS = "Only the person who sent the link, or an admin of this group, can cancel it."
+CANCEL_DONE = "🚫 Cancelled."
+BUTTON_CANCEL = "🚫 Cancel"
+CANCEL_ALL_DONE = "🚫 Cancelled {count} of your links."
 PROMPT_CONFIRMED = "👍 Downloading it."
 PROMPT_CANCELLED = "👎 Cancelled."
 NO_LONGER_AVAILABLE = "This request is no longer available."
@@ -291,6 +304,18 @@ def queue_full(limit: int) -> str:
     return QUEUE_FULL.format(limit=limit)
 
 
+def link_limit(limit: int, window_seconds: float, wait_seconds: float, until: float) -> str:
+    """When the user may send again: how long from now, and the moment (UTC), both to the
+    minute, rounded up (never a moment that is still too early)."""
+    entry = LINK_LIMIT_HOUR if window_seconds <= 3600 else LINK_LIMIT_DAY
+    at = time.strftime("%H:%M", time.gmtime(math.ceil(until / 60) * 60))
+    return entry.format(limit=limit, wait=short_duration(math.ceil(wait_seconds / 60) * 60), at=at)
+
+
+def cancelled_all(count: int) -> str:
+    return CANCEL_ALL_DONE.format(count=count)
+
+
 def send_again_later() -> str:
     return SEND_AGAIN_LATER
 
@@ -336,24 +361,6 @@ def last_update_check(checked_at: float | None, error: str | None) -> str:
         return UPDATE_NEVER
     when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(checked_at))
     return UPDATE_CHECK_FAILED.format(when=when, error=error) if error else UPDATE_CHECKED.format(when=when)
-
-
-def short_duration(seconds: float) -> str:
-    total = max(int(seconds), 0)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
-    if minutes:
-        return f"{minutes}m"
-    return f"{secs}s"
-
-
-def clock_duration(seconds: float) -> str:
-    total = max(int(seconds), 0)
-    hours, rest = divmod(total, 3600)
-    minutes, secs = divmod(rest, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 def caption_for(info: VideoInfo) -> str:

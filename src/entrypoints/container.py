@@ -16,9 +16,12 @@ from dependency_injector import providers
 from core.allowlist import ChatAllowlist
 from core.chat_settings.service import ChatSettingsService
 from core.chat_settings.who_may_change import RememberedAccess, SettingsAccess
+from core.incoming.cancelling import Cancellations
 from core.incoming.inline import InlineRequests
 from core.incoming.intake.announce import Announcements
+from core.incoming.intake.limits import UserLinkLimits
 from core.incoming.intake.links import LinkIntake
+from core.incoming.known_videos import KnownVideos
 from core.incoming.updates.lanes import Lanes
 from core.incoming.updates.polling import Polling, long_poll_seconds
 from core.incoming.updates.receiving import Receiver
@@ -57,6 +60,7 @@ class Container(Jobs):
     update_freshness = Jobs.update_freshness
 
     # The handler side: what the handlers use.
+    known_videos = providers.Singleton(KnownVideos, info=info, blobs=blobs)
     announcements = providers.Singleton(
         Announcements,
         log_views,
@@ -79,12 +83,21 @@ class Container(Jobs):
         clock=clock,
         choices=store,
         announcements=announcements,
+        limits=providers.Singleton(
+            UserLinkLimits,
+            quota=store,
+            clock=clock,
+            hourly=settings.provided.user_hourly_links,
+            daily=settings.provided.user_daily_links,
+            exempt=settings.provided.admin_user_ids,
+        ),
+        known=known_videos,
         allowlist=providers.Singleton(ChatAllowlist, settings.provided.allowed_chat_ids, clock),
         max_queued_per_user=settings.provided.max_queued_per_user,
     )
     inline_requests = providers.Selector(
         settings.provided.inline_mode,
-        on=providers.Singleton(InlineRequests, info=info, blobs=blobs, jobs=engine, keys=keys, clock=clock),
+        on=providers.Singleton(InlineRequests, known=known_videos, jobs=engine, keys=keys, clock=clock),
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)
@@ -100,19 +113,24 @@ class Container(Jobs):
         liveness,
         Jobs.telegram_outages,
     )
+    chat_access = providers.Singleton(RememberedAccess, providers.Singleton(SettingsAccess, messenger), clock)
     chat_settings = providers.Singleton(
         ChatSettingsService,
         store,
         messenger,
         buttons,
-        providers.Singleton(RememberedAccess, providers.Singleton(SettingsAccess, messenger), clock),
+        chat_access,
         clock,
         default_ask_seconds=settings.provided.confirm_longer_than_seconds,
+    )
+    cancellations = providers.Singleton(
+        Cancellations, cancels=store, logs=log_views, running=engine, access=chat_access, buttons=buttons
     )
     dispatcher = providers.Singleton(
         build_dispatcher,
         intake=intake,
         confirmations=confirmations,
+        cancellations=cancellations,
         inline=inline_requests,
         status=status,
         chat_settings=chat_settings,

@@ -166,6 +166,16 @@ class Settings(BaseSettings):
         None, description="chat the bot uploads to for inline file_ids; inline mode is off without it"
     )
     max_queued_per_user: int = Field(10, ge=1, description="per-user queue cap")
+    user_hourly_links: int = Field(
+        0,
+        ge=0,
+        description="links one user may send per hour (admins exempt; counted in the store); 0 = off",
+    )
+    user_daily_links: int = Field(
+        0,
+        ge=0,
+        description="links one user may send per 24 hours (admins exempt; counted in the store); 0 = off",
+    )
     intake_retry_seconds: float = Field(
         3600.0,
         gt=0,
@@ -178,6 +188,11 @@ class Settings(BaseSettings):
         le=24 * 30,
         description="a video whose delivery cannot reach Telegram (5xx, no connection, a timeout) waits "
         "this long, its attempt not charged and its file kept, before the job fails",
+    )
+    queue_order: Literal["fair", "fifo"] = Field(
+        "fair",
+        description="`fair`: workers take the next link round-robin across users (a group counts as one); "
+        "`fifo`: strictly in the order links came (what `bench/fairness.py` compares with)",
     )
     max_blob_bytes: int = Field(
         0,
@@ -251,6 +266,10 @@ class Settings(BaseSettings):
         if (problem := values.inconsistency(self, cloud_bot_api=CLOUD_BOT_API)) is not None:
             raise ValueError(problem)
         return self
+
+    @property
+    def fair_queue(self) -> bool:
+        return self.queue_order == "fair"
 
     @property
     def heartbeat_seconds(self) -> float:

@@ -21,6 +21,12 @@ class NewJob:
     """Circuit-breaker key, e.g. the site's host; empty means no breaker."""
     owner_id: int | None = None
     """The user who asked for this work (per-user queue cap)."""
+    requester: int | None = None
+    """Whose turn this work takes in the fair order: the chat a link came from (in a private chat,
+    that is the user). None: nobody's (periodic and maintenance work), it keeps its own place."""
+    quick: bool = False
+    """Cheap work that must never wait behind slow work: a link whose video the chat service
+    has already (it is only sent again). See ports.queue's quick lane."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +57,9 @@ class Job:
     """The fencing token of the row's latest claim (0: never claimed)."""
     suspect: bool = False
     """Its worker died while holding it: it runs alone until an attempt ends normally."""
+    requester: int | None = None
+    turn: int = 0
+    """Its place in the fair order (see ports.queue): claims take the lowest turn first."""
 
     @property
     def lease(self) -> Lease:

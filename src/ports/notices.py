@@ -18,3 +18,13 @@ class WorkNotices(Protocol):
     def on_work(self, wake: Callable[[], None]) -> None:
         """Call `wake` (on the event loop) whenever work may have become claimable elsewhere."""
         ...
+
+    def on_quick_work(self, wake: Callable[[], None]) -> None:
+        """Call `wake` (on the event loop) whenever another process enqueued a quick row (a
+        cache hit, ports.queue), and once more whenever the subscription came back."""
+        ...
+
+    def on_cancel(self, check: Callable[[], None]) -> None:
+        """Call `check` (on the event loop) whenever some process marked a held row cancelled
+        (ports.cancels), and once more whenever the subscription came back."""
+        ...

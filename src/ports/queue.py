@@ -2,7 +2,25 @@
 
 The contract every store keeps (tests/contract/test_job_queue.py checks it against each store):
 
-Claims. `claim` is one atomic step: it takes the oldest claimable row (FIFO by id), spends one
+Fair order. Claims go round-robin across requesters (`NewJob.requester`: the chat a link came
+from), first-in, first-out within one requester, so one heavy user never makes everyone else wait
+behind their backlog. It is a fair-queuing virtual time: at enqueue a row gets a `turn`,
+    turn = max(the requester's highest queued turn + 1, the current turn),
+where the current turn is the highest turn among held rows (what runs now), or, with none held,
+the lowest turn among free rows (0 on an empty queue). A row without a requester (periodic and
+maintenance work) takes the current turn: it keeps its own place, like a newcomer. Claims take
+the lowest (turn, id) first. So a newcomer's first row runs after the rows of the current round
+and before anyone's next; a heavy requester's rows are spread one per round. A row keeps its turn
+for life: a retry due again, or a suspect, goes back to its old place, ahead of younger turns.
+A quick row (`NewJob.quick`: it only sends again what the chat service has) takes turn -1,
+before the whole fair order (every other turn is 0 or more), first-in, first-out among quick
+rows; `claim(quick_only=True)` takes only quick rows, never a suspect, so a worker kept for them
+(the quick lane) answers a cache hit at once however many downloads are queued or running.
+Every step is an index lookup (the requester's highest turn, the held rows, the lowest free turn),
+never a scan of the queue. Two enqueues racing on a store that many processes share may give two
+rows of one requester the same turn; id order still keeps them first-in, first-out.
+
+Claims. `claim` is one atomic step: it takes the first claimable row in the fair order, spends one
 attempt *before* the work runs (write-ahead), holds the row for `worker_id` until
 `now + lease_seconds`, and gives the claim a fencing token the row never carried before. A row is
 claimable when nobody holds it, `available_at <= now` and its key is not paused. `worker_id` names
@@ -44,7 +62,7 @@ store, inside one process, has no clock but that process's: it takes the callers
 caller's `now` and the store's.
 
 Suspects run alone. `claim` hands a suspect only to a worker that holds nothing else, and hands
-nothing to a worker that holds a suspect. When the oldest claimable row is a suspect and the worker
+nothing to a worker that holds a suspect. When the first claimable row is a suspect and the worker
 holds rows, it gets nothing: it drains first, so a suspect is never passed over. An attempt that
 ends normally (`retry_later`) clears the mark; `release` keeps it.
 """
@@ -65,9 +83,15 @@ class JobQueue(Protocol):
         ...
 
     async def claim(
-        self, worker_id: str, now: float, lease_seconds: float, paused_keys: Collection[str] = ()
+        self,
+        worker_id: str,
+        now: float,
+        lease_seconds: float,
+        paused_keys: Collection[str] = (),
+        quick_only: bool = False,
     ) -> Job | None:
-        """Take back dead holders' rows, then claim the oldest claimable row (see the contract)."""
+        """Take back dead holders' rows, then claim the first claimable row in the fair order;
+        `quick_only`: the first quick row, if any (see the contract's quick lane)."""
         ...
 
     async def claim_exhausted(self, worker_id: str, now: float, lease_seconds: float) -> list[Job]:

@@ -15,6 +15,11 @@ class QueueView(Protocol):
         """Every row counted by job name and state as of `now` (see JobNameStats)."""
         ...
 
+    async def ahead_of(self, job_id: int, now: float) -> int:
+        """How many free rows due by `now` the claims take before this one (the fair order of
+        ports.queue); 0 when it is held or gone. Only the rows before it are counted."""
+        ...
+
     async def list_jobs(self, limit: int = 100) -> list[Job]:
         """Queued and running rows, in id order."""
         ...

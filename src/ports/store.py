@@ -8,6 +8,7 @@ from typing import Protocol
 
 from ports.blobs import BlobIndex
 from ports.caches import HandledUrls, InfoCache
+from ports.cancels import JobCancels
 from ports.chat_settings import ChatSettingsStore
 from ports.held_back import HeldBackJobs
 from ports.inbox import UpdateInbox
@@ -20,6 +21,7 @@ from ports.secrets import InstallSecrets
 
 class Store(
     JobQueue,
+    JobCancels,
     QueueView,
     UserQuota,
     PendingStore,

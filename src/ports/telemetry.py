@@ -22,6 +22,10 @@ class JobEvents(Protocol):
         """Moved to the failed table."""
         ...
 
+    def job_cancelled(self, name: str) -> None:
+        """Its user cancelled it while it ran: deleted, neither done nor failed."""
+        ...
+
 
 class DeliveryEvents(Protocol):
     def video_delivered(self, post_to_video_seconds: float) -> None:

@@ -129,3 +129,31 @@ def store(kit: StoreKit) -> Store:
         return kit.store
     synced: Store = Synced(kit.store, kit.clock.set)  # type: ignore[assignment]
     return synced
+
+
+@pytest.fixture
+async def memory_fifo() -> AsyncIterator[Store]:
+    store = MemoryStore(fair=False)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+async def sqlite_fifo(tmp_path: Path) -> AsyncIterator[Store]:
+    store = await SqliteStore.open(tmp_path / "fifo.db", fair=False)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+async def postgres_fifo(pg_migrated_dsn: str) -> AsyncIterator[Store]:
+    store = await PostgresStore.open(pg_migrated_dsn, node="contract-fifo", clock=SystemClock(), fair=False)
+    yield store
+    await store.close()
+
+
+@pytest.fixture(params=STORES)
+def fifo_store(request: pytest.FixtureRequest) -> Store:
+    """Each store opened with the fair order off (first-in, first-out: a comparison)."""
+    store: Store = request.getfixturevalue(f"{request.param}_fifo")
+    return store

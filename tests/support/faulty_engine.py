@@ -49,6 +49,9 @@ class CountedEvents(JobEvents):
     def job_dead(self, name: str) -> None:
         self.seen["dead"] += 1
 
+    def job_cancelled(self, name: str) -> None:
+        self.seen["cancelled"] += 1
+
 
 async def drained(store: MemoryStore, clock: VirtualClock, limit_seconds: float = 600.0) -> None:
     for _ in range(int(limit_seconds / 0.5)):

@@ -42,9 +42,14 @@ class FaultyQueue(JobQueue):
         return result
 
     async def claim(
-        self, worker_id: str, now: float, lease_seconds: float, paused_keys: Collection[str] = ()
+        self,
+        worker_id: str,
+        now: float,
+        lease_seconds: float,
+        paused_keys: Collection[str] = (),
+        quick_only: bool = False,
     ) -> Job | None:
-        result: Job | None = await self._call("claim", worker_id, now, lease_seconds, paused_keys)
+        result: Job | None = await self._call("claim", worker_id, now, lease_seconds, paused_keys, quick_only)
         return result
 
     async def claim_exhausted(self, worker_id: str, now: float, lease_seconds: float) -> list[Job]:

@@ -28,13 +28,24 @@ class MemoryJobQueue(MemoryTablesUser, JobQueue):
         return tables.insert_job(job, now)
 
     async def claim(
-        self, worker_id: str, now: float, lease_seconds: float, paused_keys: Collection[str] = ()
+        self,
+        worker_id: str,
+        now: float,
+        lease_seconds: float,
+        paused_keys: Collection[str] = (),
+        quick_only: bool = False,
     ) -> Job | None:
         self._take_back(worker_id, dead_before=now)
         held = [j for j in self._tables.jobs.values() if j.claimed_by == worker_id]
         if any(j.suspect for j in held):
             return None
-        first = next((j for j in self._tables.jobs.values() if _claimable(j, now, paused_keys)), None)
+        claimable = (
+            j
+            for j in self._tables.jobs.values()
+            if _claimable(j, now, () if quick_only else paused_keys)
+            and (not quick_only or (j.turn < 0 and not j.suspect))
+        )
+        first = min(claimable, key=fair_order, default=None)
         if first is None or (first.suspect and held):
             return None
         return self._take(first, worker_id, now + lease_seconds)
@@ -160,6 +171,10 @@ class MemoryJobQueue(MemoryTablesUser, JobQueue):
             if j.claimed_by not in (None, worker_id) and (j.lease_until or 0) > now
         ]
         return min([*free, *(end for end in ends if end is not None)], default=None)
+
+
+def fair_order(job: Job) -> tuple[int, int]:
+    return (job.turn, job.id)
 
 
 def _claimable(job: Job, now: float, paused_keys: Collection[str]) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 from adapters.memory.tables import MemoryTablesUser
 from ports.pending import CancelOutcome, PendingRequest, PendingStore
@@ -18,7 +19,10 @@ class MemoryPending(MemoryTablesUser, PendingStore):
 
     async def adopt(self, pending_id: str, now: float) -> int | None:
         request = self._tables.pending.pop(pending_id, None)
-        return None if request is None else self._tables.insert_job(request.job, now)
+        if request is None:
+            return None
+        # Like the SQL stores: the parked job takes its turn as its chat's (ports.queue).
+        return self._tables.insert_job(replace(request.job, requester=request.chat_id), now)
 
     async def cancel(self, pending_id: str, user_id: int) -> CancelOutcome:
         request = self._tables.pending.get(pending_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 
+from adapters.memory.jobs import fair_order
 from adapters.memory.tables import MemoryTablesUser
 from adapters.sql.job_stats import stats_from_rows
 from ports.jobs import FailedJob, Job, NewJob, QueueCounts, QueueStats
@@ -24,6 +25,16 @@ class MemoryQueueView(MemoryTablesUser, QueueView):
                 *(_job_row(job, now) for job in self._tables.jobs.values()),
                 *map(_failed_row, self._tables.failed.values()),
             ],
+        )
+
+    async def ahead_of(self, job_id: int, now: float) -> int:
+        job = self._tables.jobs.get(job_id)
+        if job is None or job.claimed_by is not None:
+            return 0
+        return sum(
+            1
+            for j in self._tables.jobs.values()
+            if j.claimed_by is None and j.available_at <= now and fair_order(j) < fair_order(job)
         )
 
     async def list_jobs(self, limit: int = 100) -> list[Job]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from adapters.memory.blobs import MemoryBlobIndex
 from adapters.memory.caches import MemoryHandledUrls, MemoryInfoCache
+from adapters.memory.cancels import MemoryJobCancels
 from adapters.memory.chat_settings import MemoryChatSettings
 from adapters.memory.held_back import MemoryHeldBackJobs
 from adapters.memory.inbox import MemoryInbox
@@ -19,6 +20,7 @@ from ports.store import Store
 
 class MemoryStore(
     MemoryJobQueue,
+    MemoryJobCancels,
     MemoryQueueView,
     MemoryUserQuota,
     MemoryPending,
@@ -31,8 +33,9 @@ class MemoryStore(
     MemoryHeldBackJobs,
     Store,
 ):
-    def __init__(self) -> None:
-        self._tables = MemoryTables()
+    def __init__(self, *, fair: bool = True) -> None:
+        """`fair` False: claims go first-in, first-out instead of in the fair order (ports.queue)."""
+        self._tables = MemoryTables(fair=fair)
 
     async def close(self) -> None:
         return None

@@ -24,6 +24,10 @@ class CachedInfo:
     created_at: float
 
 
+QUICK_TURN = -1
+"""A quick row's place: before the whole fair order (ports.queue)."""
+
+
 @dataclass(slots=True)
 class InboxRow:
     update: RawUpdate
@@ -41,6 +45,9 @@ class MemoryTables:
     info: dict[str, CachedInfo] = field(default_factory=dict)
     secrets: dict[str, bytes] = field(default_factory=dict)
     chat_settings: dict[int, ChatSettings] = field(default_factory=dict)
+    user_links: dict[int, list[float]] = field(default_factory=dict)
+    cancel_asked: set[int] = field(default_factory=set)
+    fair: bool = True
     inbox: dict[int, InboxRow] = field(default_factory=dict)
     next_job_id: int = 1
     next_failed_id: int = 1
@@ -58,8 +65,19 @@ class MemoryTables:
             created_at=now,
             key=job.key,
             owner_id=job.owner_id,
+            requester=job.requester,
+            turn=QUICK_TURN if job.quick else self.next_turn(job.requester if self.fair else None),
         )
         return job_id
+
+    def next_turn(self, requester: int | None) -> int:
+        """The row's place in the fair order (ports.queue): after the requester's queued rows,
+        never before the current turn."""
+        held = [j.turn for j in self.jobs.values() if j.claimed_by is not None]
+        free = [j.turn for j in self.jobs.values() if j.claimed_by is None]
+        current = max(max(held) if held else min(free, default=0), 0)
+        own = [j.turn for j in self.jobs.values() if requester is not None and j.requester == requester]
+        return max(max(own) + 1, current) if own else current
 
 
 class MemoryTablesUser:

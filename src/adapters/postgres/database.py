@@ -101,4 +101,6 @@ class PostgresAccess:
 
     _db: Database
     _node: str
+    _fair: bool
+    """The queue's order: fair (ports.queue), or first-in, first-out (a comparison)."""
     """This worker's name for the bytes in its own blob folder (see blobs.py)."""

@@ -28,23 +28,38 @@ SINGLETON_LOCKS: Final = 0x7669_6472
 """Advisory lock class of the singleton guard: one lock per job name ("vidr")."""
 
 _NEW_JOB = """
-    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, vidrelay_turn($10, $9)) RETURNING id
 """
 _NEW_JOB_IF_UNHANDLED = """
     WITH mark AS (
-        INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES ($8, $9, $10, $7)
+        INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES ($11, $12, $13, $7)
         ON CONFLICT DO NOTHING RETURNING 1
     )
-    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at)
-    SELECT $1, $2, $3, $4, $5, $6, $7 WHERE EXISTS (SELECT 1 FROM mark)
+    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, vidrelay_turn($10, $9) WHERE EXISTS (SELECT 1 FROM mark)
     RETURNING id
 """
 _NEW_JOB_IF_NONE_NAMED = """
-    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at)
-    SELECT $1, $2, $3, $4, $5, $6, $7 WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE name = $1)
+    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, vidrelay_turn($10, $9)
+    WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE name = $1)
     RETURNING id
 """
+# The quick lane (ports.queue): one statement of its own beside the batched claims, since a cache
+# hit must not wait for a batch; suspects and a worker that holds one are left to those claims.
+_CLAIM_QUICK = f"""
+    UPDATE jobs SET attempts = attempts + 1, claimed_by = $1, lease_until = vidrelay_now() + $2,
+        token = token + 1
+    WHERE id = (
+        SELECT id FROM jobs
+        WHERE claimed_by IS NULL AND turn < 0 AND available_at <= $3 AND NOT suspect
+            AND NOT EXISTS (SELECT 1 FROM jobs WHERE claimed_by = $1 AND suspect)
+        ORDER BY turn, id LIMIT 1
+        FOR UPDATE SKIP LOCKED
+    )
+    RETURNING {JOB_COLUMNS}
+"""  # noqa: S608 - a constant column list
 _TAKE_EXHAUSTED = f"""
     UPDATE jobs SET attempts = attempts + 1, claimed_by = $1, lease_until = vidrelay_now() + $2,
         token = token + 1
@@ -109,7 +124,7 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
     _presence: Presence
 
     async def enqueue(self, job: NewJob, now: float, guard: Guard | None = None) -> int | None:
-        values = insert_values(job, dump_json(job.payload), now)
+        values = insert_values(job, dump_json(job.payload), now, fair=self._fair)
         match guard:
             case HandledUrlGuard(chat_id=chat, message_id=message, url=url):
                 job_id = await self._db.fetchval(_NEW_JOB_IF_UNHANDLED, *values, chat, message, url)
@@ -121,13 +136,25 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
                     job_id = await connection.fetchval(_NEW_JOB_IF_NONE_NAMED, *values)
             case None:
                 job_id = await self._db.fetchval(_NEW_JOB, *values)
-        if job_id is not None:
+        if job_id is not None and job.quick:
+            self._notifier.announce_quick()
+        elif job_id is not None:
             self._notifier.announce()
         return None if job_id is None else int(job_id)
 
     async def claim(
-        self, worker_id: str, now: float, lease_seconds: float, paused_keys: Collection[str] = ()
+        self,
+        worker_id: str,
+        now: float,
+        lease_seconds: float,
+        paused_keys: Collection[str] = (),
+        quick_only: bool = False,
     ) -> Job | None:
+        if quick_only:
+            # Registered like the batched claims' workers, so a death of this process is seen.
+            await self._presence.before_claims(self._db, [worker_id])
+            row = await self._db.fetchrow(_CLAIM_QUICK, worker_id, lease_seconds, now)
+            return None if row is None else job_from_row(tuple(row))
         return await self._claims.claim(worker_id, now, lease_seconds, sorted(paused_keys))
 
     async def claim_exhausted(self, worker_id: str, now: float, lease_seconds: float) -> list[Job]:
@@ -184,6 +211,9 @@ class PostgresJobQueue(PostgresAccess, JobQueue):
         return wakeup
 
 
-def insert_values(job: NewJob, payload: str, now: float) -> tuple[object, ...]:
-    """The parameters of _NEW_JOB and its guarded forms; available_at 0 means "now"."""
-    return (job.name, payload, job.max_attempts, job.available_at or now, job.key, job.owner_id, now)
+def insert_values(job: NewJob, payload: str, now: float, *, fair: bool) -> tuple[object, ...]:
+    """The parameters of _NEW_JOB and its guarded forms; available_at 0 means "now". The tenth
+    is the requester whose turns count: none when the order is first-in, first-out (every row
+    then takes the current turn, 0)."""
+    values = (job.name, payload, job.max_attempts, job.available_at or now, job.key, job.owner_id, now)
+    return (*values, job.requester, job.quick, job.requester if fair else None)

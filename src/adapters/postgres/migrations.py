@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from adapters.postgres.fair_order import FAIR_ORDER
 from adapters.postgres.queue_functions import CLAIM_JOBS, HOLDERS, STORE_NOW, TAKE_BACK_ABSENT
 
 
@@ -307,6 +308,21 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
             "CREATE INDEX inbox_waiting ON inbox (update_id) WHERE handled_at IS NULL",
             "CREATE INDEX inbox_handled_at ON inbox (handled_at) WHERE handled_at IS NOT NULL",
+        ),
+    ),
+    Migration("fair order", FAIR_ORDER),
+    Migration(
+        "per-user link counts",
+        (
+            "CREATE TABLE user_links (user_id bigint NOT NULL, at double precision NOT NULL)",
+            "CREATE INDEX user_links_by_user ON user_links (user_id, at)",
+        ),
+    ),
+    Migration(
+        "cancel marks",
+        (
+            # A user cancelled a running job: its holder's heartbeat reads this and stops it.
+            "CREATE TABLE job_cancels (job_id bigint PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE)",
         ),
     ),
 )

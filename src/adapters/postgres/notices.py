@@ -32,6 +32,10 @@ from ports.notices import WorkNotices
 log = logging.getLogger("vidrelay.postgres")
 
 CHANNEL: Final = "vidrelay_work"
+QUICK_SUFFIX: Final = "+quick"
+"""On a work announcement's payload: the work is a quick row, for the quick lanes."""
+CANCEL_CHANNEL: Final = "vidrelay_cancel"
+"""A held row was marked cancelled (ports.cancels): every process checks its own leases."""
 PROBE_SECONDS: Final = 30.0
 """How often an idle listening connection proves it is still there."""
 _BACKOFF_FIRST, _BACKOFF_CAP = 0.1, 1.0
@@ -40,12 +44,23 @@ its other calls (presence.py), so it comes back within a second of the server.""
 
 
 class WorkNotifier:
-    def __init__(self, db: Database, token: str, wake_here: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        db: Database,
+        token: str,
+        *,
+        wake_here: Callable[[], None],
+        quick_here: Callable[[], None],
+        check_here: Callable[[], None],
+    ) -> None:
         self._db = db
         self._token = token
         self._wake_here = wake_here
+        self._quick_here = quick_here
+        self._check_here = check_here
         self._sending: asyncio.Task[None] | None = None
         self._again = False
+        self._cancels: set[asyncio.Task[None]] = set()
 
     def announce(self) -> None:
         """Work was committed: wake this store's workers now, and let the other processes know
@@ -55,6 +70,30 @@ class WorkNotifier:
             self._again = True
             return
         self._sending = asyncio.create_task(self._send(), name="vidrelay-pg-notify")
+
+    def announce_quick(self) -> None:
+        """A quick row was committed (a cache hit): the quick lanes here and elsewhere look now,
+        with a NOTIFY of its own rather than one coalesced behind others."""
+        self._wake_here()
+        self._quick_here()
+        self._send_now(CHANNEL, f"{self._token}{QUICK_SUFFIX}")
+
+    def announce_cancel(self) -> None:
+        """A held row was marked cancelled: its holder, here or elsewhere, checks now. Rare
+        enough to need no coalescing; a lost NOTIFY leaves the holder's next heartbeat."""
+        self._check_here()
+        self._send_now(CANCEL_CHANNEL, self._token)
+
+    def _send_now(self, channel: str, payload: str) -> None:
+        task = asyncio.create_task(self._notify(channel, payload), name=f"vidrelay-pg-{channel}")
+        self._cancels.add(task)
+        task.add_done_callback(self._cancels.discard)
+
+    async def _notify(self, channel: str, payload: str) -> None:
+        try:
+            await self._db.execute("SELECT pg_notify($1, $2)", channel, payload)
+        except Exception as error:  # a background task: it logs and ends
+            log.warning("postgres: could not announce on %s", channel, exc_info=error)
 
     async def _send(self) -> None:
         while True:
@@ -71,6 +110,8 @@ class WorkNotifier:
         """Let the announcement in flight go out, for at most one call's bound."""
         if self._sending is not None:
             await finish(self._sending, self._db.limits.call_seconds)
+        for sending in list(self._cancels):
+            await finish(sending, self._db.limits.call_seconds)
 
 
 class WorkListener(WorkNotices):
@@ -91,6 +132,8 @@ class WorkListener(WorkNotices):
         self._clock = clock
         self._probe_seconds = probe_seconds
         self._wakes: list[Callable[[], None]] = []
+        self._checks: list[Callable[[], None]] = []
+        self._quick_wakes: list[Callable[[], None]] = []
         self._task: asyncio.Task[None] | None = None
         self._connection: asyncpg.Connection | None = None
         self.subscriptions = 0
@@ -98,19 +141,39 @@ class WorkListener(WorkNotices):
 
     def on_work(self, wake: Callable[[], None]) -> None:
         self._wakes.append(wake)
+        self._listen()
+
+    def on_cancel(self, check: Callable[[], None]) -> None:
+        self._checks.append(check)
+        self._listen()
+
+    def on_quick_work(self, wake: Callable[[], None]) -> None:
+        self._quick_wakes.append(wake)
+        self._listen()
+
+    def _listen(self) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._listen_forever(), name="vidrelay-pg-listen")
 
     def wake_all(self) -> None:
-        for wake in list(self._wakes):
-            try:
-                wake()
-            except Exception:
-                log.exception("postgres: a wake-up callback failed")
+        _call_each(self._wakes, "wake-up")
+
+    def check_all(self) -> None:
+        _call_each(self._checks, "cancel check")
+
+    def quick_all(self) -> None:
+        _call_each(self._quick_wakes, "quick wake-up")
 
     def _on_notice(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
-        if payload != self.token:  # our own announcement woke our workers already
+        sender, quick = payload.removesuffix(QUICK_SUFFIX), payload.endswith(QUICK_SUFFIX)
+        if sender != self.token:  # our own announcement woke our workers already
             self.wake_all()
+            if quick:
+                self.quick_all()
+
+    def _on_cancel_notice(self, _connection: object, _pid: int, _channel: str, payload: str) -> None:
+        if payload != self.token:  # our own cancel checked here already
+            self.check_all()
 
     async def _listen_forever(self) -> None:
         """Never ends but by cancellation: whatever goes wrong, it reconnects with a backoff."""
@@ -133,11 +196,14 @@ class WorkListener(WorkNotices):
             with as_store_errors():
                 connection.add_termination_listener(lambda _, ended=lost: ended.set())
                 await connection.add_listener(CHANNEL, self._on_notice)
+                await connection.add_listener(CANCEL_CHANNEL, self._on_cancel_notice)
                 self._connection = connection
                 self.subscriptions += 1
                 if self.subscriptions > 1:
                     log.warning("postgres: listening for work again; catching up")
                 self.wake_all()  # whatever was announced while nobody listened
+                self.quick_all()
+                self.check_all()
                 await self._until_lost(connection, lost)
         finally:
             self._connection = None
@@ -167,3 +233,11 @@ class WorkListener(WorkNotices):
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
+
+
+def _call_each(callbacks: list[Callable[[], None]], what: str) -> None:
+    for callback in list(callbacks):
+        try:
+            callback()
+        except Exception:
+            log.exception("postgres: a %s callback failed", what)

@@ -23,11 +23,12 @@ _PENDING = f"SELECT {_PENDING_COLUMNS} FROM pending WHERE id = $1"  # noqa: S608
 _ADOPT = """
     WITH taken AS (
         DELETE FROM pending WHERE id = $1
-        RETURNING job_name, job_payload, job_max_attempts, job_available_at, job_key, job_owner_id
+        RETURNING job_name, job_payload, job_max_attempts, job_available_at, job_key, job_owner_id, chat_id
     )
-    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at)
+    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, requester, turn)
     SELECT job_name, job_payload, job_max_attempts,
-        CASE WHEN job_available_at = 0 THEN $2 ELSE job_available_at END, job_key, job_owner_id, $2
+        CASE WHEN job_available_at = 0 THEN $2 ELSE job_available_at END, job_key, job_owner_id, $2,
+        chat_id, vidrelay_turn(CASE WHEN $3 THEN chat_id END, false)
     FROM taken
     RETURNING id
 """
@@ -56,7 +57,7 @@ class PostgresPending(PostgresAccess, PendingStore):
         return None if row is None else pending_from_row(tuple(row))
 
     async def adopt(self, pending_id: str, now: float) -> int | None:
-        job_id = await self._db.fetchval(_ADOPT, pending_id, now)
+        job_id = await self._db.fetchval(_ADOPT, pending_id, now, self._fair)
         if job_id is None:
             return None
         self._notifier.announce()

@@ -19,6 +19,13 @@ _PURGE = """
     DELETE FROM failed_jobs
     WHERE ($1::double precision IS NULL OR failed_at < $1) AND ($2::text IS NULL OR name = $2)
 """
+# A range of the claim's own index (jobs_fair): only the rows before this one are read.
+_AHEAD_OF = """
+    SELECT count(*) FROM jobs AS ahead, jobs AS me
+    WHERE me.id = $1 AND me.claimed_by IS NULL
+        AND ahead.claimed_by IS NULL AND ahead.available_at <= $2
+        AND (ahead.turn, ahead.id) < (me.turn, me.id)
+"""
 _LIST_JOBS = f"SELECT {JOB_COLUMNS} FROM jobs ORDER BY id LIMIT $1"  # noqa: S608 - a constant column list
 _LIST_FAILED = f"""
     SELECT {FAILED_JOB_COLUMNS}
@@ -30,8 +37,9 @@ _RETRY_FAILED = """
         DELETE FROM failed_jobs WHERE $1::bigint[] IS NULL OR id = ANY ($1::bigint[])
         RETURNING id, name, payload, max_attempts, key, owner_id
     )
-    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at)
-    SELECT name, payload, max_attempts, $2, key, owner_id, $2 FROM moved ORDER BY moved.id
+    INSERT INTO jobs (name, payload, max_attempts, available_at, key, owner_id, created_at, turn)
+    SELECT name, payload, max_attempts, $2, key, owner_id, $2, vidrelay_turn(NULL, false)
+    FROM moved ORDER BY moved.id
     RETURNING id
 """
 
@@ -47,6 +55,10 @@ class PostgresQueueView(PostgresAccess, QueueView):
 
     async def stats(self, now: float) -> QueueStats:
         return stats_from_rows(now, await self._db.fetch(_STATS, now))
+
+    async def ahead_of(self, job_id: int, now: float) -> int:
+        ahead: int = await self._db.fetchval(_AHEAD_OF, job_id, now)
+        return ahead
 
     async def list_jobs(self, limit: int = 100) -> list[Job]:
         return [job_from_row(tuple(row)) for row in await self._db.fetch(_LIST_JOBS, limit)]

@@ -96,6 +96,8 @@ _OURS: Final = (
     "handled_urls",
     "install_secrets",
     "inbox",
+    "user_links",
+    "job_cancels",
 )
 
 

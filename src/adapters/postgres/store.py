@@ -17,6 +17,7 @@ from typing import Final
 
 from adapters.postgres.blobs import PostgresBlobIndex
 from adapters.postgres.caches import PostgresHandledUrls, PostgresInfoCache
+from adapters.postgres.cancels import PostgresJobCancels
 from adapters.postgres.chat_settings import PostgresChatSettings
 from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.connection import APPLICATION_NAME, KeptAliveConnection, connect, open_pool
@@ -49,6 +50,7 @@ MIGRATION_SECONDS: Final = 600.0
 
 class PostgresStore(
     PostgresJobQueue,
+    PostgresJobCancels,
     PostgresQueueView,
     PostgresUserQuota,
     PostgresPending,
@@ -63,15 +65,29 @@ class PostgresStore(
     Store,
 ):
     def __init__(
-        self, db: Database, claims_db: Database, node: str, listener: WorkListener, presence: Presence
+        self,
+        db: Database,
+        claims_db: Database,
+        node: str,
+        listener: WorkListener,
+        presence: Presence,
+        *,
+        fair: bool = True,
     ) -> None:
         """Use `PostgresStore.open`."""
+        self._fair = fair
         self._db = db
         self._claims_db = claims_db
         self._node = node
         self._presence = presence
         self._claims = ClaimBatcher(claims_db, presence)
-        self._notifier = WorkNotifier(db, listener.token, listener.wake_all)
+        self._notifier = WorkNotifier(
+            db,
+            listener.token,
+            wake_here=listener.wake_all,
+            quick_here=listener.quick_all,
+            check_here=listener.check_all,
+        )
         self._listener = listener
         self._closed = False
 
@@ -84,11 +100,13 @@ class PostgresStore(
         pool_size: int = DEFAULT_POOL_SIZE,
         clock: Clock,
         migrations: Sequence[Migration] = MIGRATIONS,
+        fair: bool = True,
         limits: SessionLimits = DEFAULT_LIMITS,
         connection_class: type[KeptAliveConnection] = KeptAliveConnection,
         presence_grace_seconds: float = GRACE_SECONDS,
     ) -> PostgresStore:
-        """Connect, migrate (once, whoever starts first), open the pool.
+        """Connect, migrate (once, whoever starts first), open the pool. `fair` False: claims go
+        first-in, first-out instead of in the fair order (see ports.queue; a comparison).
 
         `node` names this process's blob folder (its bytes are its own, see blobs.py). StoreError
         (its message masks the password) when the database cannot be used; StoreRefused when it
@@ -112,10 +130,16 @@ class PostgresStore(
             raise
         listener = WorkListener(dsn, clock, token, limits=limits, application_name=session)
         presence = Presence(session, presence_grace_seconds)
-        return cls(Database(pool, limits), Database(claims_pool, limits), node, listener, presence)
+        return cls(Database(pool, limits), Database(claims_pool, limits), node, listener, presence, fair=fair)
 
     def on_work(self, wake: Callable[[], None]) -> None:
         self._listener.on_work(wake)
+
+    def on_cancel(self, check: Callable[[], None]) -> None:
+        self._listener.on_cancel(check)
+
+    def on_quick_work(self, wake: Callable[[], None]) -> None:
+        self._listener.on_quick_work(wake)
 
     @property
     def listener(self) -> WorkListener:

@@ -113,6 +113,12 @@ class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents, RefusalEvents):
         self._dead = Counter(
             "vidrelay_jobs_dead", "Jobs moved to the dead-letter table.", by_name, registry=r
         )
+        self._cancelled = Counter(
+            "vidrelay_jobs_cancelled",
+            "Running jobs their users cancelled (not failures).",
+            by_name,
+            registry=r,
+        )
         self._claim_to_done = Histogram(
             "vidrelay_job_claim_to_done_seconds",
             "From the claim of a job's last attempt to its row's deletion.",
@@ -159,6 +165,9 @@ class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents, RefusalEvents):
 
     def job_dead(self, name: str) -> None:
         self._dead.labels(name).inc()
+
+    def job_cancelled(self, name: str) -> None:
+        self._cancelled.labels(name).inc()
 
     def video_delivered(self, post_to_video_seconds: float) -> None:
         self._post_to_video.observe(max(post_to_video_seconds, 0.0))

@@ -9,7 +9,7 @@ from adapters.sql.json_text import load_payload
 from ports.jobs import FailedJob, Job
 
 JOB_COLUMNS: Final = """id, name, payload, attempts, max_attempts, available_at, created_at, key,
-    owner_id, claimed_by, lease_until, last_error, token, suspect"""
+    owner_id, claimed_by, lease_until, last_error, token, suspect, requester, turn"""
 """What every SELECT/RETURNING of a job lists, in the order job_from_row reads them."""
 FAILED_JOB_COLUMNS: Final = """id, job_id, name, payload, error, attempts, max_attempts, created_at,
     failed_at, key, owner_id"""
@@ -36,6 +36,8 @@ def job_from_row(row: Sequence[Any]) -> Job:
         last_error=error,
         token=row[12],
         suspect=bool(row[13]),
+        requester=row[14],
+        turn=row[15],
     )
 
 

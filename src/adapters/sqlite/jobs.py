@@ -21,9 +21,22 @@ from ports.queue import JobQueue
 FOREVER = float("inf")
 
 _INSERT_JOB = """
-    INSERT INTO jobs (name, payload, attempts, max_attempts, available_at, key, owner_id, created_at)
-    VALUES (?, ?, 0, ?, ?, ?, ?, ?)
+    INSERT INTO jobs (name, payload, attempts, max_attempts, available_at, key, owner_id, created_at,
+        requester, turn)
+    VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8, CASE WHEN ?9 THEN -1 ELSE max(
+        0,
+        coalesce((SELECT max(turn) + 1 FROM jobs WHERE requester = ?10), 0),
+        coalesce(
+            (SELECT max(turn) FROM jobs WHERE claimed_by IS NOT NULL),
+            (SELECT min(turn) FROM jobs WHERE claimed_by IS NULL),
+            0
+        )
+    ) END)
 """
+"""The row's turn (ports.queue's fair order), each part an index lookup: the requester's highest
+queued turn (jobs_requester), the held rows (few: one per running job), the lowest free turn;
+-1 for a quick row. ?10 is the requester whose turns count: none in first-in, first-out order,
+where every row then takes the current turn, 0."""
 _SAME_NAME_EXISTS = "SELECT 1 FROM jobs WHERE name = ? LIMIT 1"
 _MARK_HANDLED = """
     INSERT INTO handled_urls (chat_id, message_id, url, created_at) VALUES (?, ?, ?, ?)
@@ -48,18 +61,26 @@ _TAKE_BACK = """
 # hot path pays instead of the take-back's GROUP BY.
 _A_LEASE_ENDED = "SELECT 1 FROM jobs WHERE lease_until <= ? LIMIT 1"
 _HELD_BY_ME = "SELECT count(*), coalesce(max(suspect), 0) FROM jobs WHERE claimed_by = ?"
-# The claim walks the primary key in id order (FIFO) and stops at the first free, due row: cheap
-# however long the queue. Left free to use the available_at index, the planner sorts every due
-# row instead (milliseconds per claim at 20k queued rows); NOT INDEXED pins the plan, a test checks it.
+# The claim walks the free rows in the fair order (jobs_fair: turn, id) and stops at the first due
+# one: cheap however long the queue. Left free to use the available_at index, the planner sorts
+# every due row instead (milliseconds per claim at 20k queued rows); INDEXED BY pins the plan, a
+# test checks it.
 _FIRST_FREE = """
-    SELECT id, suspect FROM jobs NOT INDEXED
+    SELECT id, suspect FROM jobs INDEXED BY jobs_fair
     WHERE claimed_by IS NULL AND available_at <= ?
-    ORDER BY id LIMIT 1
+    ORDER BY turn, id LIMIT 1
 """
 _FIRST_FREE_UNPAUSED = """
-    SELECT id, suspect FROM jobs NOT INDEXED
+    SELECT id, suspect FROM jobs INDEXED BY jobs_fair
     WHERE claimed_by IS NULL AND available_at <= ? AND key NOT IN (SELECT value FROM json_each(?))
-    ORDER BY id LIMIT 1
+    ORDER BY turn, id LIMIT 1
+"""
+# A cache hit touches no site: the quick lane ignores the paused keys, and leaves suspects to the
+# claims that know to run them alone.
+_FIRST_QUICK = """
+    SELECT id, suspect FROM jobs INDEXED BY jobs_fair
+    WHERE claimed_by IS NULL AND turn < 0 AND available_at <= ? AND NOT suspect
+    ORDER BY turn, id LIMIT 1
 """
 _TAKE = f"""
     UPDATE jobs SET attempts = attempts + 1, claimed_by = ?, lease_until = ?, token = token + 1
@@ -130,15 +151,22 @@ class SqliteJobQueue(SqliteAccess, JobQueue):
                 case SingletonGuard():
                     if c.execute(_SAME_NAME_EXISTS, (job.name,)).fetchone():
                         return None
-            return insert_job(c, job, payload, now)
+            return insert_job(c, job, payload, now, fair=self._fair)
 
         return await self._write(work)
 
     async def claim(
-        self, worker_id: str, now: float, lease_seconds: float, paused_keys: Collection[str] = ()
+        self,
+        worker_id: str,
+        now: float,
+        lease_seconds: float,
+        paused_keys: Collection[str] = (),
+        quick_only: bool = False,
     ) -> Job | None:
         first: tuple[str, tuple[object, ...]] = (_FIRST_FREE, (now,))
-        if paused_keys:
+        if quick_only:
+            first = (_FIRST_QUICK, (now,))
+        elif paused_keys:
             first = (_FIRST_FREE_UNPAUSED, (now, dump_json(sorted(paused_keys))))
 
         def work(c: sqlite3.Connection) -> Job | None:
@@ -230,11 +258,13 @@ def _take_back(c: sqlite3.Connection, worker_id: str, dead_before: float) -> int
     return len(c.execute(_TAKE_BACK, {"me": worker_id, "dead_before": dead_before}).fetchall())
 
 
-def insert_job(c: sqlite3.Connection, job: NewJob, payload: str, now: float) -> int:
-    """Insert `job` with its payload already encoded; available_at 0 means "now"."""
+def insert_job(c: sqlite3.Connection, job: NewJob, payload: str, now: float, *, fair: bool) -> int:
+    """Insert `job` with its payload already encoded; available_at 0 means "now". `fair` False:
+    first-in, first-out instead of the fair order."""
     available_at = job.available_at or now
     values = (job.name, payload, job.max_attempts, available_at, job.key, job.owner_id, now)
-    job_id = c.execute(_INSERT_JOB, values).lastrowid
+    turns = (job.requester, job.quick, job.requester if fair else None)
+    job_id = c.execute(_INSERT_JOB, (*values, *turns)).lastrowid
     if job_id is None:  # pragma: no cover - an INSERT into a rowid table always has one
         raise sqlite3.InternalError("INSERT INTO jobs returned no rowid")
     return job_id

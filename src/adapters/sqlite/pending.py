@@ -22,7 +22,7 @@ _PENDING = """
 """
 _ADOPT = """
     DELETE FROM pending WHERE id = ?
-    RETURNING job_name, job_payload, job_max_attempts, job_available_at, job_key, job_owner_id
+    RETURNING job_name, job_payload, job_max_attempts, job_available_at, job_key, job_owner_id, chat_id
 """
 _EXPIRE = """
     DELETE FROM pending WHERE created_at < ?
@@ -49,8 +49,9 @@ class SqlitePending(SqliteAccess, PendingStore):
             taken = c.execute(_ADOPT, (pending_id,)).fetchall()
             if not taken:
                 return None
-            name, payload, max_attempts, available_at, key, owner = taken[0]
-            return insert_job(c, NewJob(name, {}, max_attempts, available_at, key, owner), payload, now)
+            name, payload, max_attempts, available_at, key, owner, chat = taken[0]
+            job = NewJob(name, {}, max_attempts, available_at, key, owner, requester=chat)
+            return insert_job(c, job, payload, now, fair=self._fair)
 
         return await self._write(work)
 

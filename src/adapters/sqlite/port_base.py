@@ -12,6 +12,8 @@ T = TypeVar("T")
 
 class SqliteAccess:
     _writer: GroupCommitWriter
+    _fair: bool
+    """The queue's order: fair (ports.queue), or first-in, first-out (a comparison)."""
 
     async def _write(self, work: Work[T]) -> T:
         return await self._writer.submit(work)

@@ -23,6 +23,13 @@ _LIST_FAILED = f"""
     FROM failed_jobs ORDER BY id LIMIT ?
 """  # noqa: S608 - a constant column list
 _STATS = stats_sql("?1", STORE_NOW)
+# A range of the claim's own index (jobs_fair): only the rows before this one are read.
+_AHEAD_OF = """
+    SELECT count(*) FROM jobs AS ahead INDEXED BY jobs_fair, jobs AS me
+    WHERE me.id = ?1 AND me.claimed_by IS NULL
+        AND ahead.claimed_by IS NULL AND ahead.available_at <= ?2
+        AND (ahead.turn, ahead.id) < (me.turn, me.id)
+"""
 _PURGE = "DELETE FROM failed_jobs WHERE (?1 IS NULL OR failed_at < ?1) AND (?2 IS NULL OR name = ?2)"
 _FAILED_TO_RETRY_ALL = "SELECT id, name, payload, max_attempts, key, owner_id FROM failed_jobs ORDER BY id"
 _FAILED_TO_RETRY_SOME = """
@@ -43,6 +50,9 @@ class SqliteQueueView(SqliteAccess, QueueView):
     async def stats(self, now: float) -> QueueStats:
         return await self._read(lambda c: stats_from_rows(now, c.execute(_STATS, (now,))))
 
+    async def ahead_of(self, job_id: int, now: float) -> int:
+        return await self._read(lambda c: int(c.execute(_AHEAD_OF, (job_id, now)).fetchone()[0]))
+
     async def list_jobs(self, limit: int = 100) -> list[Job]:
         return await self._read(lambda c: [job_from_row(row) for row in c.execute(_LIST_JOBS, (limit,))])
 
@@ -61,7 +71,7 @@ class SqliteQueueView(SqliteAccess, QueueView):
             for failed_id, name, payload, max_attempts, key, owner in c.execute(select, params).fetchall():
                 c.execute("DELETE FROM failed_jobs WHERE id = ?", (failed_id,))
                 job = NewJob(name, {}, max_attempts, now, key, owner)
-                new_ids.append(insert_job(c, job, payload, now))
+                new_ids.append(insert_job(c, job, payload, now, fair=self._fair))
             return new_ids
 
         return await self._write(work)

@@ -187,6 +187,37 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE INDEX inbox_handled_at ON inbox (handled_at) WHERE handled_at IS NOT NULL",
         ),
     ),
+    Migration(
+        "fair order",
+        (
+            # Whose turn a row takes, and its place in the fair order (ports.queue).
+            "ALTER TABLE jobs ADD COLUMN requester INTEGER",
+            "ALTER TABLE jobs ADD COLUMN turn INTEGER NOT NULL DEFAULT 0",
+            # The claim walks this; the lowest free turn is its first entry.
+            "CREATE INDEX jobs_fair ON jobs (turn, id) WHERE claimed_by IS NULL",
+            # A requester's highest queued turn, for the next row's.
+            "CREATE INDEX jobs_requester ON jobs (requester, turn) WHERE requester IS NOT NULL",
+        ),
+    ),
+    Migration(
+        "per-user link counts",
+        (
+            # One row per counted link: the hourly and daily limits read a user's recent rows.
+            "CREATE TABLE user_links (user_id INTEGER NOT NULL, at REAL NOT NULL)",
+            "CREATE INDEX user_links_by_user ON user_links (user_id, at)",
+        ),
+    ),
+    Migration(
+        "cancel marks",
+        (
+            # A user cancelled a running job: its holder's heartbeat reads this and stops it.
+            """
+            CREATE TABLE job_cancels (
+                job_id INTEGER PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE
+            )
+            """,
+        ),
+    ),
 )
 
 

@@ -13,6 +13,7 @@ from typing import Final
 
 from adapters.sqlite.blobs import SqliteBlobIndex
 from adapters.sqlite.caches import SqliteHandledUrls, SqliteInfoCache
+from adapters.sqlite.cancels import SqliteJobCancels
 from adapters.sqlite.chat_settings import SqliteChatSettings
 from adapters.sqlite.connection import SYNCHRONOUS_LEVELS, FileSettings, SqliteConnection
 from adapters.sqlite.held_back import SqliteHeldBackJobs
@@ -41,6 +42,7 @@ measures what this costs against NORMAL."""
 
 class SqliteStore(
     SqliteJobQueue,
+    SqliteJobCancels,
     SqliteQueueView,
     SqliteUserQuota,
     SqlitePending,
@@ -55,11 +57,17 @@ class SqliteStore(
     WorkNotices,
 ):
     def __init__(
-        self, connection: SqliteConnection, writer: GroupCommitWriter, clock: Clock | None = None
+        self,
+        connection: SqliteConnection,
+        writer: GroupCommitWriter,
+        clock: Clock | None = None,
+        *,
+        fair: bool = True,
     ) -> None:
         """Use `SqliteStore.open`."""
         self._connection = connection
         self._writer = writer
+        self._fair = fair
         self._closed = False
         self._foreign = ForeignCommits(self._read, clock) if clock is not None else None
 
@@ -74,9 +82,12 @@ class SqliteStore(
         migrations: Sequence[Migration] = MIGRATIONS,
         connection_class: type[sqlite3.Connection] = sqlite3.Connection,
         clock: Clock | None = None,
+        fair: bool = True,
     ) -> SqliteStore:
         """Open (creating if needed) and migrate the file at `path`. `clock`: the timer of the
         watch for other processes' commits (`on_work`); a store without one offers no notices.
+        `fair` False: claims go first-in, first-out instead of in the fair order (see ports.queue;
+        a comparison).
 
         StoreRefused when the file is not ours to touch or is damaged (then it is left as it
         was); StoreError when it cannot be opened now. `check_seconds` bounds the damage check."""
@@ -93,7 +104,7 @@ class SqliteStore(
             raise StoreError(f"cannot open the SQLite file {path}: {error}") from error
         writer = GroupCommitWriter(connection)
         writer.start()
-        return cls(connection, writer, clock)
+        return cls(connection, writer, clock, fair=fair)
 
     def on_work(self, wake: Callable[[], None]) -> None:
         if self._foreign is None:

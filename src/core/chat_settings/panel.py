@@ -22,6 +22,7 @@ from core.chat_settings.choices import (
     ask_longer_than,
     height_value,
 )
+from core.durations import short_duration
 from core.trust.buttons import SignedButton
 from core.trust.callback_data import ButtonRef
 from ports.chat_settings import ChatSettings
@@ -86,7 +87,7 @@ def _toggle(label: str, action: str, now_on: bool) -> SignedButton:
 def _threshold_row(threshold: float) -> list[SignedButton]:
     return [
         SignedButton(
-            _selected(texts.short_duration(seconds), seconds == threshold),
+            _selected(short_duration(seconds), seconds == threshold),
             ButtonRef(ASK_FROM, str(seconds)),
         )
         for seconds in ASK_FROM_SECONDS

@@ -10,36 +10,22 @@ the bot offered that very result to that user for that link, recently.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from core.blob_names import blob_key
+from core.incoming.known_videos import CachedVideo, KnownVideos
 from core.jobs.submitter import JobSubmitter
-from core.media.blob_service import BlobService
-from core.media.info_cache import InfoService
-from core.media.sound import sound_of
 from core.requests.inline import OFFERED, InlineRequest
 from core.requests.job_names import DOWNLOAD_INLINE
 from core.trust.inline_offers import Offer, chosen_offer, offer_id
 from core.trust.keys import InstallKeys
 from core.urls import Entity, extract_urls
-from ports.blobs import BlobRecord
 from ports.clock import Clock
-from ports.media import VideoInfo
 
 log = logging.getLogger("vidrelay.inline")
 
 PURPOSE = "inline_result"
 CACHED_PREFIX = "cached_"
 """Labels of results that already are the video or the sound: choosing one leaves nothing to fetch."""
-
-
-@dataclass(frozen=True, slots=True)
-class CachedVideo:
-    info: VideoInfo
-    record: BlobRecord
-    file_id: str
 
 
 def url_in(query: str) -> str | None:
@@ -71,34 +57,23 @@ class InlineRequests:
     def __init__(
         self,
         *,
-        info: InfoService,
-        blobs: BlobService,
+        known: KnownVideos,
         jobs: JobSubmitter,
         keys: InstallKeys,
         clock: Clock,
     ) -> None:
-        self._info = info
-        self._blobs = blobs
+        self._known = known
         self._jobs = jobs
         self._keys = keys
         self._clock = clock
 
     async def cached(self, url: str) -> CachedVideo | None:
         """The video Telegram already has for `url`, or None: the user gets a placeholder."""
-        return await self._known(url, blob_key)
+        return await self._known.known(url)
 
     async def cached_audio(self, url: str) -> CachedVideo | None:
         """The same for the video's sound (`file_id` is the audio's)."""
-        return await self._known(url, lambda info: blob_key(sound_of(info)))
-
-    async def _known(self, url: str, key_of: Callable[[VideoInfo], str]) -> CachedVideo | None:
-        videos = [e for e in await self._info.cached(url) or [] if e.has_video]
-        if not videos:
-            return None
-        record = await self._blobs.find(key_of(videos[0]))
-        if record is None or record.file_id is None:
-            return None
-        return CachedVideo(videos[0], record, record.file_id)
+        return await self._known.known(url, sound=True)
 
     async def result_id(self, user_id: int, url: str, variant: str, *, cached: bool) -> str:
         """The id of the result offering `variant` of `url` to `user_id` now."""
@@ -118,5 +93,5 @@ class InlineRequests:
         if offer.label not in OFFERED:
             return False  # a cached video or sound: it is already the message
         request = InlineRequest(url, inline_message_id, user_id, offer.label)
-        await self._jobs.submit(DOWNLOAD_INLINE, request.to_payload(), owner_id=user_id)
+        await self._jobs.submit(DOWNLOAD_INLINE, request.to_payload(), owner_id=user_id, requester=user_id)
         return True

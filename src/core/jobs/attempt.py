@@ -41,7 +41,8 @@ class Deadlines:
 
     async def run(self, job_type: JobType, context: JobContext, held: HeldJob) -> JobOutcome:
         """The handler's outcome; a timeout or a crash of the handler is a transient failure.
-        ShutdownAbort (the process is stopping) and AttemptStopped pass through."""
+        ShutdownAbort (the process is stopping) and AttemptStopped (a lost lease, a cancel) pass
+        through."""
         seconds = job_type.timeout_seconds
         task = asyncio.ensure_future(job_type.run(context))
         try:

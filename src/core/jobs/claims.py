@@ -42,12 +42,14 @@ class Claims:
         """The engine starts: nothing was claimable for it before."""
         self._progress_at = self._clock.now()
 
-    async def claim(self) -> Job | None:
+    async def claim(self, *, quick_only: bool = False) -> Job | None:
+        """The next job; `quick_only`: the next quick one (the quick lane, see ports.queue)."""
         now, sent = self._clock.now(), self._clock.monotonic()
         # A claim cancelled mid-way (a stop past its grace) may have committed unseen: its row
         # is let go by a later heartbeat (or boot), like any claim whose answer was lost.
         paused = self._breakers.paused_keys(now)
-        job = await self._health.write(self._queue.claim(self._worker_id, now, self._lease_seconds, paused))
+        claiming = self._queue.claim(self._worker_id, now, self._lease_seconds, paused, quick_only=quick_only)
+        job = await self._health.write(claiming)
         if job is not None:
             # The lease runs from when the claim was sent, by this process's reckoning: the store
             # took it then or later, so the lease really ends then or later (see in_flight.py).

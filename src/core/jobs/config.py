@@ -10,6 +10,9 @@ from core.lifecycle.retry_policy import RetryPolicy
 @dataclass(frozen=True, slots=True)
 class EngineConfig:
     concurrency: int = 3
+    quick_lane: bool = True
+    """One more worker that takes only quick rows (a cache hit: the video is only sent again), so
+    they never wait behind downloads however busy the `concurrency` workers are."""
     max_attempts: int = 3
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     lease_seconds: float = 30.0

@@ -58,6 +58,13 @@ class DeadJob:
 
 
 @dataclass(frozen=True, slots=True)
+class CancelledJob:
+    """A job its user cancelled while it ran: `job.payload` is what the attempt had learned."""
+
+    job: Job
+
+
+@dataclass(frozen=True, slots=True)
 class RetryNotice:
     context: JobContext
     failure: JobFailure

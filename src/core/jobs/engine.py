@@ -48,6 +48,7 @@ from core.jobs.tasks import all_done, first_of, settle
 from core.jobs.worker import Worker
 from core.lifecycle.retry_policy import Random
 from core.telemetry import Unobserved
+from ports.cancels import JobCancels
 from ports.clock import Clock
 from ports.errors import StoreDamaged
 from ports.jobs import Guard, NewJob
@@ -75,17 +76,21 @@ class Engine(JobSubmitter):
         events: JobEvents | None = None,
         wake: Signal | None = None,
         notices: WorkNotices | None = None,
+        cancels: JobCancels | None = None,
     ) -> None:
         """`worker_id`: one per process; `events`: told of every job enqueued, completed, retried
         or buried (the metrics count them); `wake`: fired by whoever makes work claimable
         outside the engine (a confirmed prompt, a closed breaker); `notices`: a store shared
-        with other processes, whose announcements wake this engine once it runs."""
+        with other processes, whose announcements wake this engine once it runs; `cancels`: where
+        its heartbeat reads which of its running jobs their users cancelled (None: never)."""
         self._clock = clock
         self._notices = notices
         self._registry = registry
         self._config = config
         self._breakers = breakers or CircuitBreakers()
         self._wake = wake or Signal()
+        self._quick_wake = Signal()
+        """A quick row was enqueued: the quick lane's worker looks (ports.queue)."""
         self._stopping = asyncio.Event()
         self._damaged = asyncio.Event()
         self.damage: StoreDamaged | None = None
@@ -118,6 +123,7 @@ class Engine(JobSubmitter):
             max_attempts=config.max_attempts,
             events=events,
             wake=self._wake,
+            quick_wake=self._quick_wake,
             health=self._health,
         )
         self._boot = Boot(
@@ -134,6 +140,7 @@ class Engine(JobSubmitter):
         )
         self._heartbeat = Heartbeat(
             queue=queue,
+            cancels=cancels,
             clock=clock,
             worker_id=worker_id,
             in_flight=in_flight,
@@ -171,17 +178,18 @@ class Engine(JobSubmitter):
         self._workers = [
             Worker(
                 n,
+                quick_only=quick,
                 claims=claims,
                 attempts=attempts,
                 settler=settler,
                 clock=clock,
-                wake=self._wake,
+                wake=self._quick_wake if quick else self._wake,
                 finished=finished,
                 stopping=self._stopping,
                 max_idle_seconds=config.max_idle_seconds,
                 new_backoff=new_backoff,
             )
-            for n in range(config.concurrency)
+            for n, quick in enumerate([False] * config.concurrency + [True] * config.quick_lane)
         ]
         self._supervisor = Supervisor(clock=clock, wanted_workers=config.concurrency, new_backoff=new_backoff)
         self._running: _Tasks | None = None
@@ -257,19 +265,44 @@ class Engine(JobSubmitter):
         *,
         key: str = "",
         owner_id: int | None = None,
+        requester: int | None = None,
+        quick: bool = False,
         guard: Guard | None = None,
         available_at: float = 0.0,
     ) -> int | None:
         return await self._producer.submit(
-            name, payload, key=key, owner_id=owner_id, guard=guard, available_at=available_at
+            name,
+            payload,
+            key=key,
+            owner_id=owner_id,
+            requester=requester,
+            quick=quick,
+            guard=guard,
+            available_at=available_at,
         )
 
-    def new_job(self, name: str, payload: Payload, *, key: str = "", owner_id: int | None = None) -> NewJob:
-        return self._producer.new_job(name, payload, key=key, owner_id=owner_id)
+    def new_job(
+        self,
+        name: str,
+        payload: Payload,
+        *,
+        key: str = "",
+        owner_id: int | None = None,
+        requester: int | None = None,
+        quick: bool = False,
+    ) -> NewJob:
+        return self._producer.new_job(
+            name, payload, key=key, owner_id=owner_id, requester=requester, quick=quick
+        )
 
     def wake(self) -> None:
         """An enqueue (or a closed breaker) may have made work claimable: wake idle workers."""
         self._wake.fire()
+
+    def cancel_asked(self) -> None:
+        """A user cancelled a running job: if this process runs it, it stops now (the heartbeat
+        checks at once instead of at its next beat)."""
+        self._heartbeat.check_now()
 
     def close_breakers(self) -> None:
         ReopenSites(self._breakers, self.wake)()
@@ -289,10 +322,14 @@ class Engine(JobSubmitter):
         self._claims.started()
         if self._notices is not None:
             self._notices.on_work(self.wake)
+            self._notices.on_quick_work(self._quick_wake.fire)
+            self._notices.on_cancel(self.cancel_asked)
         keep = self._supervisor.keep_running
         self._running = _Tasks(
+            # The quick lane's worker is kept alive like the others but is not one of the
+            # `concurrency` workers /healthz counts.
             workers=[
-                keep(f"vidrelay-worker-{n}", worker.run, worker=True)
+                keep(f"vidrelay-worker-{n}", worker.run, worker=n < self._config.concurrency)
                 for n, worker in enumerate(self._workers)
             ],
             heartbeat=keep("vidrelay-heartbeat", self._heartbeat.run),

@@ -11,7 +11,8 @@ that much while the send is under way, so a database that goes away mid-upload c
 job to another worker before the upload is over.
 
 After the attempt let go of its row normally (the finishing write landed) its last words are
-still its own (the log message's last edit): the fence holds then. After a stop it never does.
+still its own (the log message's last edit): the fence holds then, and after a cancel while the
+lease lasts. After any other stop it never does.
 """
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ class Fence:
 
     def holds(self) -> bool:
         held = self._held
-        if held.stopped is not None:
+        # A cancel stops the attempt's work, not its hold on the row: its last words (the 🚫
+        # edit) are still its own while the lease lasts.
+        if held.stopped is not None and held.stopped is not StopReason.CANCELLED:
             return False
         return held.let_go or self.left() >= self._margin
 

@@ -5,7 +5,9 @@ store takes writes. A lease the store says is lost belongs to another claim now:
 holding it is stopped, since its finishing write would change nothing anyway. Each renewal that
 lands moves the held job's local lease end (in_flight.py), measured from when it was sent; a
 send under way (`reserve`) is renewed for at least as long as it needs. Renewals never overlap,
-so the latest to land is the latest sent.
+so the latest to land is the latest sent. A job its user cancelled (ports.cancels) is stopped
+the same way, then settled as done; a cancel made here or announced by another process
+(`check_now`) makes the next beat come at once, not at its time.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from collections import defaultdict
 from core.jobs.fields import log_fields
 from core.jobs.health import StoreHealth
 from core.jobs.in_flight import HeldJob, InFlight, StopReason
+from core.jobs.tasks import first_of
+from ports.cancels import JobCancels
 from ports.clock import Clock
+from ports.jobs import Lease
 from ports.queue import JobQueue
 
 log = logging.getLogger("vidrelay.engine")
@@ -28,6 +33,7 @@ class Heartbeat:
         self,
         *,
         queue: JobQueue,
+        cancels: JobCancels | None,
         clock: Clock,
         worker_id: str,
         in_flight: InFlight,
@@ -36,7 +42,9 @@ class Heartbeat:
         lease_seconds: float,
     ) -> None:
         self._queue = queue
+        self._cancels = cancels
         self._clock = clock
+        self._check = asyncio.Event()
         self._worker_id = worker_id
         self._in_flight = in_flight
         self._health = health
@@ -44,9 +52,14 @@ class Heartbeat:
         self._lease_seconds = lease_seconds
         self._renewing = asyncio.Lock()
 
+    def check_now(self) -> None:
+        """A job may have been cancelled: beat now (a beat running already is followed by one)."""
+        self._check.set()
+
     async def run(self) -> None:
         while True:
-            await self._clock.sleep(self._every)
+            await first_of(self._clock.sleep(self._every), self._check.wait())
+            self._check.clear()
             await self.beat()
 
     async def beat(self) -> None:
@@ -64,6 +77,20 @@ class Heartbeat:
                 except Exception:
                     log.warning("heartbeat: %d lease(s) not renewed this time", len(jobs), exc_info=True)
                     return
+        await self._stop_cancelled([h.job.lease for h in held if h.stopped is None])
+
+    async def _stop_cancelled(self, leases: list[Lease]) -> None:
+        if self._cancels is None or not leases:
+            return
+        try:
+            asked = await self._cancels.cancel_asked(leases)
+        except Exception:
+            log.warning("heartbeat: the cancels could not be read this time", exc_info=True)
+            return
+        for lease in asked:
+            held = self._in_flight.stop(lease, StopReason.CANCELLED)
+            if held is not None:
+                log.info("job cancelled by its user: stopping it", extra=log_fields(held.job))
 
     async def reserve(self, held: HeldJob, seconds: float) -> bool:
         """Renew `held`'s lease now for at least `seconds` (a send that may take that long), and

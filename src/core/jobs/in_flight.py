@@ -26,6 +26,8 @@ from ports.jobs import Job, Lease
 class StopReason(enum.Enum):
     LOST = "another claim took the job over"
     EXPIRED = "its lease could not be renewed before its end"
+    CANCELLED = "its user cancelled it"
+    """The user cancelled the job (ports.cancels): stop, then settle it as done, not failed."""
 
 
 class AttemptStopped(Exception):
@@ -54,7 +56,8 @@ class HeldJob:
 
     def stop(self, reason: StopReason) -> None:
         """End the attempt now: its task is cancelled, and every later check of its fence fails."""
-        if self.stopped is None and not self.let_go:
+        # A lost lease outweighs a cancel: nothing may be written then.
+        if (self.stopped is None or reason is StopReason.LOST) and not self.let_go:
             self.stopped = reason
         if self.running is not None:
             self.running.cancel()

@@ -28,14 +28,18 @@ class Producer(JobSubmitter):
         max_attempts: int,
         events: JobEvents,
         wake: Signal,
+        quick_wake: Signal,
         health: StoreHealth,
     ) -> None:
+        """`quick_wake`: fired for a quick row only, so the quick lane looks only when there is
+        something for it (an idle worker's look is a write on SQLite)."""
         self._queue = queue
         self._clock = clock
         self._registry = registry
         self._max_attempts = max_attempts
         self._events = events
         self._wake = wake
+        self._quick_wake = quick_wake
         self._health = health
 
     async def enqueue(self, job: NewJob, guard: Guard | None = None) -> int | None:
@@ -43,6 +47,8 @@ class Producer(JobSubmitter):
         if job_id is not None:
             self._events.job_enqueued(job.name)
             self._wake.fire()
+            if job.quick:
+                self._quick_wake.fire()
         return job_id
 
     async def submit(
@@ -52,18 +58,32 @@ class Producer(JobSubmitter):
         *,
         key: str = "",
         owner_id: int | None = None,
+        requester: int | None = None,
+        quick: bool = False,
         guard: Guard | None = None,
         available_at: float = 0.0,
     ) -> int | None:
-        job = replace(self.new_job(name, payload, key=key, owner_id=owner_id), available_at=available_at)
+        job = replace(
+            self.new_job(name, payload, key=key, owner_id=owner_id, requester=requester, quick=quick),
+            available_at=available_at,
+        )
         return await self.enqueue(job, guard)
 
-    def new_job(self, name: str, payload: Payload, *, key: str = "", owner_id: int | None = None) -> NewJob:
+    def new_job(
+        self,
+        name: str,
+        payload: Payload,
+        *,
+        key: str = "",
+        owner_id: int | None = None,
+        requester: int | None = None,
+        quick: bool = False,
+    ) -> NewJob:
         job_type = self._registry.get(name)
         if job_type is None:
             raise KeyError(f"no job type is registered as {name!r}")
         attempts = job_type.max_attempts or self._max_attempts
-        return NewJob(name, payload, attempts, key=key, owner_id=owner_id)
+        return NewJob(name, payload, attempts, key=key, owner_id=owner_id, requester=requester, quick=quick)
 
     async def tick(self, job_type: JobType) -> None:
         """Enqueue `job_type` now and then every interval; never a second while one waits or runs."""

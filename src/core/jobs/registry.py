@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
-from core.jobs.context import DeadJob, JobContext, RetryNotice
+from core.jobs.context import CancelledJob, DeadJob, JobContext, RetryNotice
 from core.jobs.outcome import JobOutcome
 
 
@@ -24,6 +24,8 @@ class JobType:
     """Periodic: enqueued at boot and then every interval, never stacked."""
     on_retry: Callable[[RetryNotice], Awaitable[None]] | None = None
     on_dead: Callable[[DeadJob], Awaitable[None]] | None = None
+    on_cancel: Callable[[CancelledJob], Awaitable[None]] | None = None
+    """Its user cancelled it while it ran: say so (the row goes after this, like a completion)."""
 
 
 class DuplicateJobName(ValueError):

@@ -19,7 +19,7 @@ from core.jobs.breaker import CircuitBreakers
 from core.jobs.context import JobContext, RetryNotice
 from core.jobs.fence import Fence, Reserve
 from core.jobs.fields import log_fields
-from core.jobs.in_flight import AttemptStopped, HeldJob, InFlight
+from core.jobs.in_flight import AttemptStopped, HeldJob, InFlight, StopReason
 from core.jobs.outcome import Deferred, JobFailure, JobOutcome
 from core.jobs.registry import JobRegistry, JobType
 from core.jobs.settling import Settler
@@ -104,6 +104,9 @@ class Attempts:
         try:
             effect, failure = await self._run_and_report(job, job_type, state, context, held)
         except AttemptStopped as stopped:
+            if stopped.reason is StopReason.CANCELLED:  # the row is still ours: settle it as cancelled
+                await self._settler.cancelled(replace(job, payload=context.payload), job_type)
+                return None
             # Nothing to write: another claim may hold the row (a write would change nothing),
             # or the store cannot be reached; a row still ours comes back when its lease ends.
             log.warning("job's attempt was stopped", extra=log_fields(job, error=stopped.reason.value))

@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from core.jobs.attempt import Deadlines
 from core.jobs.backoff import Backoff
-from core.jobs.context import DeadJob
+from core.jobs.context import CancelledJob, DeadJob
 from core.jobs.fields import log_fields
 from core.jobs.health import StoreHealth
 from core.jobs.in_flight import HeldJob, InFlight, StopReason
@@ -93,6 +93,19 @@ class Settler:
             took = self._clock.now() - claimed_at if claimed_at is not None else 0.0
             self._events.job_completed(job.name, took)
             log.info("job done", extra=log_fields(job))
+
+    async def cancelled(self, job: Job, job_type: JobType) -> None:
+        """Its user cancelled it and its attempt stopped: say so while the row is still held,
+        then delete the row like a completion — not done, not a failure, not dead-lettered."""
+        try:
+            if job_type.on_cancel:
+                await self._deadlines.hook(job_type.on_cancel(CancelledJob(job)), HeldJob(job), "on_cancel")
+            if await self._persist(job, "cancellation", lambda: self._queue.complete(job.lease)):
+                self.stats["cancelled"] += 1
+                self._events.job_cancelled(job.name)
+                log.info("job cancelled by its user", extra=log_fields(job))
+        finally:
+            self.let_go(job)
 
     async def _retry(self, job: Job, at: float, failure: JobFailure | None) -> None:
         error = error_text(failure) if failure else "retry"

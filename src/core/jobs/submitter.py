@@ -21,9 +21,12 @@ class JobSubmitter(Protocol):
         *,
         key: str = "",
         owner_id: int | None = None,
+        requester: int | None = None,
+        quick: bool = False,
         guard: Guard | None = None,
         available_at: float = 0.0,
     ) -> int | None:
         """Enqueue a registered job type with its own attempt budget, due at `available_at` (0:
-        now); None if the guard refused."""
+        now); None if the guard refused. `requester`: whose turn it takes in the fair order;
+        `quick`: cheap work for the quick lane (both ports.queue)."""
         ...

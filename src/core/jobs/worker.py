@@ -42,9 +42,11 @@ class Worker:
         stopping: asyncio.Event,
         max_idle_seconds: float,
         new_backoff: Callable[[], Backoff],
+        quick_only: bool = False,
     ) -> None:
         """`wake`: work may be claimable (an enqueue, a closed breaker); `finished`: a job of this
-        process let go of its row; `stopping`: the engine stops claiming."""
+        process let go of its row; `stopping`: the engine stops claiming; `quick_only`: the quick
+        lane's worker, which takes only quick rows and waits for an enqueue's wake between them."""
         self._number = number
         self._claims = claims
         self._attempts = attempts
@@ -54,6 +56,7 @@ class Worker:
         self._finished = finished
         self._stopping = stopping
         self._max_idle = max_idle_seconds
+        self._quick_only = quick_only
         self._errors = new_backoff()
         self._nothing_claimed = new_backoff()
 
@@ -82,10 +85,10 @@ class Worker:
 
     async def _complete_and_claim(self, done: Job | None) -> Job | None:
         if done is None:
-            return await self._claims.claim()
+            return await self._claims.claim(quick_only=self._quick_only)
         # The claim's task takes its first step before the store runs the deletion submitted by
         # the await below, so both are in the store's hands at once (the deletion first).
-        claiming = asyncio.ensure_future(self._claims.claim())
+        claiming = asyncio.ensure_future(self._claims.claim(quick_only=self._quick_only))
         try:
             await self._settler.apply(done, Complete(), None)
         except BaseException:
@@ -96,7 +99,9 @@ class Worker:
 
     async def _idle(self, woken: asyncio.Event, finished: asyncio.Event) -> None:
         now = self._clock.now()
-        due = await self._claims.next_due(now)
+        # Quick rows are due when enqueued (their wake comes then); a retry of one is due for the
+        # other workers too, which take quick rows first.
+        due = None if self._quick_only else await self._claims.next_due(now)
         delay = min(due - now, self._max_idle) if due is not None else self._max_idle
         if delay <= 0:
             # Due, yet nothing was claimable for us: a suspect waits for this process to drain,

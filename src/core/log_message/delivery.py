@@ -21,7 +21,7 @@ from core.telegram_errors import (
     is_parse_error,
 )
 from ports.clock import Clock
-from ports.messenger import Messenger, MessengerError
+from ports.messenger import Keyboard, Messenger, MessengerError
 
 _PASSES = 3
 _MAX_WAIT_SECONDS = 30.0
@@ -41,15 +41,19 @@ async def deliver(
     to: LogAddress,
     state: LogState,
     text: str,
+    keyboard: Keyboard | None = None,
     may_speak: Callable[[], bool] = _always,
 ) -> None:
-    """Make the chat show `text`, recording message ids and delivered chunks in `state`."""
+    """Make the chat show `text`, recording message ids and delivered chunks in `state`;
+    `keyboard` under the first message (an edit without it takes earlier buttons away).
+    Silenced, and nothing sent, once `may_speak` says no."""
     if not text.strip():
         return
     for index, chunk in enumerate(split_html(text)):
         if index < len(state.delivered) and state.delivered[index] == chunk:
             continue
-        await _deliver_chunk(messenger, clock, to, state, index, chunk, may_speak)
+        first_keyboard = keyboard if index == 0 else None
+        await _deliver_chunk(messenger, clock, to, state, index, chunk, first_keyboard, may_speak)
 
 
 async def _deliver_chunk(
@@ -59,6 +63,7 @@ async def _deliver_chunk(
     state: LogState,
     index: int,
     chunk: str,
+    keyboard: Keyboard | None,
     may_speak: Callable[[], bool],
 ) -> None:
     html = True
@@ -66,7 +71,7 @@ async def _deliver_chunk(
         if not may_speak():
             raise Silenced
         try:
-            await _send_or_edit(messenger, to, state, index, chunk, html)
+            await _send_or_edit(messenger, to, state, index, chunk, html, keyboard)
         except MessengerError as error:
             if is_not_modified(error):
                 _remember(state, index, chunk)
@@ -87,10 +92,16 @@ async def _deliver_chunk(
 
 
 async def _send_or_edit(
-    messenger: Messenger, to: LogAddress, state: LogState, index: int, chunk: str, html: bool
+    messenger: Messenger,
+    to: LogAddress,
+    state: LogState,
+    index: int,
+    chunk: str,
+    html: bool,
+    keyboard: Keyboard | None,
 ) -> None:
     if index < len(state.message_ids):
-        await messenger.edit_text(to.chat_id, state.message_ids[index], chunk, html=html)
+        await messenger.edit_text(to.chat_id, state.message_ids[index], chunk, html=html, keyboard=keyboard)
         return
     message_id = await messenger.send_text(to.chat_id, chunk, reply_to=to.reply_to, html=html)
     state.message_ids.append(message_id)

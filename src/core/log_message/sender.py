@@ -15,7 +15,7 @@ from collections.abc import Callable
 from core.log_message.delivery import Silenced, deliver
 from core.log_message.view import LogView
 from ports.clock import Clock
-from ports.messenger import Messenger, MessengerError
+from ports.messenger import Keyboard, Messenger, MessengerError
 from ports.pacing import SendPacing
 
 log = logging.getLogger("vidrelay.log_message")
@@ -66,7 +66,10 @@ class ChatSender:
         version, text = view.version, view.render()
         had = list(view.state.message_ids)
         try:
-            await deliver(self._messenger, self._clock, view.to, view.state, text, lambda: view.may_speak)
+            keyboard = await _keyboard(view)
+            await deliver(
+                self._messenger, self._clock, view.to, view.state, text, keyboard, lambda: view.may_speak
+            )
         except Silenced:
             # The job's attempt no longer holds its lease: another worker may be showing it now.
             log.info("log message left to the job's new holder", extra={"chat_id": self.chat_id})
@@ -91,6 +94,17 @@ class ChatSender:
         finally:
             for task in waits:
                 task.cancel()
+
+
+async def _keyboard(view: LogView) -> Keyboard | None:
+    """The buttons for this delivery: once the message exists, while the job is live."""
+    if view.buttons is None or view.closed or not view.state.message_ids:
+        return None
+    try:
+        return await view.buttons(view.state.message_ids[0])
+    except Exception:  # a log without its button is still the log
+        log.warning("log message buttons not signed", exc_info=True, extra={"chat_id": view.to.chat_id})
+        return None
 
 
 async def _persist(view: LogView) -> None:

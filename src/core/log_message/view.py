@@ -21,10 +21,13 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from core.log_message.state import LogAddress, LogState
+from ports.messenger import Keyboard
 from ports.pacing import Turn
 
 Persist = Callable[[LogState], Awaitable[None]]
 """Saves the state into the job's row: the owner's way to keep a new message id across a crash."""
+Buttons = Callable[[int], Awaitable[Keyboard]]
+"""The buttons under the live message, signed for its message id (cancel_button.py)."""
 Fence = Callable[[], bool]
 """Whether the worker that owns the view may still speak for its job (it holds the job's lease)."""
 
@@ -39,6 +42,8 @@ class LogView:
         self._on_change = on_change or (lambda _: None)
         self._shown_to_chat = on_change is not None
         self.persist: Persist | None = None
+        self.buttons: Buttons | None = None
+        """Shown under the message while the job is live; the last text goes without them."""
         self.fence: Fence | None = None
         """None: nobody's lease to ask (the intake's announcement, before a worker adopts it)."""
         self.version = 0

@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from functools import partial
 
+from core.log_message.cancel_button import CancelButtons
 from core.log_message.sender import EDIT_INTERVAL_SECONDS, ChatSender
 from core.log_message.state import LogAddress, LogState
 from core.log_message.view import Fence, LogView, Persist
@@ -23,10 +25,14 @@ log = logging.getLogger("vidrelay.log_message")
 
 
 class LogViews:
-    def __init__(self, messenger: Messenger, clock: Clock, pacing: SendPacing) -> None:
+    def __init__(
+        self, messenger: Messenger, clock: Clock, pacing: SendPacing, buttons: CancelButtons | None = None
+    ) -> None:
+        """`buttons`: the 🚫 Cancel button under every live log message (None: no buttons)."""
         self._messenger = messenger
         self._clock = clock
         self._pacing = pacing
+        self._buttons = buttons
         self._chats: dict[int, dict[int, LogView]] = {}
         """chat id → job id → view."""
         self._senders: dict[int, asyncio.Task[None]] = {}
@@ -39,6 +45,8 @@ class LogViews:
         if view is None:
             view = views[job_id] = LogView(to, state, self._changed)
             view.persist = persist
+            if self._buttons is not None:
+                view.buttons = partial(self._buttons.keyboard, to.chat_id, job_id=job_id)
         return view
 
     @staticmethod
@@ -64,6 +72,11 @@ class LogViews:
         view.fence = fence
         view.quiet_until = self._clock.now() + EDIT_INTERVAL_SECONDS
         return view
+
+    def job_showing(self, chat_id: int, message_id: int) -> int | None:
+        """The job whose live log message in this chat is `message_id` (a reply to it names it)."""
+        views = self._chats.get(chat_id, {})
+        return next((job for job, view in views.items() if message_id in view.state.message_ids), None)
 
     @property
     def sending(self) -> bool:

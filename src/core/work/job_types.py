@@ -37,6 +37,7 @@ def job_types(
             timeout_seconds=download_timeout,
             on_retry=download.on_retry,
             on_dead=_then(download.on_dead, refusals.on_dead),
+            on_cancel=download.on_cancel,
         ),
         JobType(SWEEP_BLOBS, sweep_blobs.run, interval_seconds=SWEEP_INTERVAL_SECONDS),
         JobType(SWEEP_CACHES, sweep_caches.run, interval_seconds=SWEEP_INTERVAL_SECONDS),

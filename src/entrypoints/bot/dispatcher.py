@@ -7,6 +7,7 @@ from collections.abc import Collection
 from aiogram import Dispatcher
 
 from core.chat_settings.service import ChatSettingsService
+from core.incoming.cancelling import Cancellations
 from core.incoming.confirmations import Confirmations
 from core.incoming.inline import InlineRequests
 from core.incoming.intake.links import LinkIntake
@@ -18,6 +19,7 @@ def build_dispatcher(
     *,
     intake: LinkIntake,
     confirmations: Confirmations,
+    cancellations: Cancellations,
     inline: InlineRequests | None,
     status: StatusQuery,
     chat_settings: ChatSettingsService,
@@ -27,6 +29,7 @@ def build_dispatcher(
     dispatcher = Dispatcher(
         intake=intake,
         confirmations=confirmations,
+        cancellations=cancellations,
         inline=inline,
         status=status,
         chat_settings=chat_settings,

@@ -18,6 +18,7 @@ from core.jobs.engine import Engine, EngineConfig
 from core.jobs.registry import JobRegistry
 from core.jobs.signals import Signal
 from core.lifecycle.retry_policy import RetryPolicy
+from core.log_message.cancel_button import CancelButtons
 from core.log_message.views import LogViews
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
@@ -93,7 +94,9 @@ class Jobs(Adapters):
         transcode_timeout=settings.provided.ffmpeg_timeout_seconds,
     )
     guard = providers.Singleton(UrlGuard, resolver, guard_rules)
-    log_views = providers.Singleton(LogViews, messenger, clock, pacing)
+    log_views = providers.Singleton(
+        LogViews, messenger, clock, pacing, providers.Singleton(CancelButtons, buttons)
+    )
     """The log messages of the jobs this process runs or has accepted."""
     thumbnails = providers.Singleton(Thumbnails, transcoder, blob_files)
     turns = providers.Singleton(VideoTurns, pacing, clock)
@@ -240,4 +243,5 @@ class Jobs(Adapters):
         events=metrics,
         wake=work_arrived,
         notices=work_notices,
+        cancels=store,
     )

@@ -30,16 +30,16 @@ if TYPE_CHECKING:
     from adapters.postgres.limits import SessionLimits
 
 
-async def _memory_store() -> AsyncIterator[Store]:
-    store = MemoryStore()
+async def _memory_store(fair: bool) -> AsyncIterator[Store]:
+    store = MemoryStore(fair=fair)
     yield store
     await store.close()
 
 
-async def _sqlite_store(path: Path, synchronous: str, clock: Clock) -> AsyncIterator[Store]:
+async def _sqlite_store(path: Path, synchronous: str, clock: Clock, fair: bool) -> AsyncIterator[Store]:
     path.parent.mkdir(parents=True, exist_ok=True)
     # The clock times the watch for other processes' commits (`vidrelay jobs retry`).
-    store = await SqliteStore.open(path, synchronous=synchronous, clock=clock)
+    store = await SqliteStore.open(path, synchronous=synchronous, clock=clock, fair=fair)
     try:
         yield store
     finally:
@@ -56,6 +56,7 @@ async def _postgres_store(settings: Settings, clock: Clock) -> AsyncIterator[Sto
         pool_size=settings.database_pool_size,
         clock=clock,
         limits=postgres_limits(settings),
+        fair=settings.fair_queue,
     )
     try:
         yield store
@@ -80,12 +81,13 @@ class Stores(containers.DeclarativeContainer):
     clock = providers.Singleton(SystemClock)
     store = providers.Selector(
         settings.provided.store,
-        memory=providers.Resource(_memory_store),
+        memory=providers.Resource(_memory_store, fair=settings.provided.fair_queue),
         sqlite=providers.Resource(
             _sqlite_store,
             path=settings.provided.sqlite_path,
             synchronous=settings.provided.sqlite_synchronous,
             clock=clock,
+            fair=settings.provided.fair_queue,
         ),
         postgres=providers.Resource(_postgres_store, settings=settings, clock=clock),
     )

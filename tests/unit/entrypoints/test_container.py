@@ -83,6 +83,7 @@ def test_handlers_ask_only_for_what_the_dispatcher_provides(tmp_path: Path, cloc
     assert provided == {
         "intake",
         "confirmations",
+        "cancellations",
         "inline",
         "status",
         "chat_settings",

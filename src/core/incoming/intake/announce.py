@@ -48,6 +48,7 @@ class Announcements:
         store's way to let a held-back job go (None: a store only this process uses)."""
         self._logs = logs
         self._depth = depth
+        self._clock = clock
         self._slots = worker_slots
         self._messenger = messenger
         self._clock = clock
@@ -63,14 +64,14 @@ class Announcements:
             # Only the worker that claims the job may write its row (fenced leases): the message
             # id reaches the row with the worker's first save.
             if request.private:
-                self._logs.announce(job_id, request.log_address, await self._first_text())
+                self._logs.announce(job_id, request.log_address, await self._first_text(job_id))
             return
         await self._speak_then_let_go(request, job_id, self._held_back)
 
     async def _speak_then_let_go(
         self, request: DownloadRequest, job_id: int, held_back: HeldBackJobs
     ) -> None:
-        first = await self._first_text() if request.private else None
+        first = await self._first_text(job_id) if request.private else None
         message_id = await self._post(request, first) if first is not None else None
         payload = request.to_payload()
         if message_id is not None and first is not None:
@@ -111,17 +112,18 @@ class Announcements:
                 "a second log message stays", extra={"chat_id": request.chat_id, "error": error.description}
             )
 
-    async def _first_text(self) -> str:
-        ahead = await self._ahead()
+    async def _first_text(self, job_id: int) -> str:
+        ahead = await self._ahead(job_id)
         return texts.queued(ahead) if ahead > 0 else texts.scraping()
 
-    async def _ahead(self) -> int:
-        """How many jobs must start before this one can (roughly: the queue is FIFO, a few rows
-        may be retries due later); 0 when a worker is free for it."""
+    async def _ahead(self, job_id: int) -> int:
+        """How many jobs must start before this one can, in the order the claims take them (the
+        fair order: another user's backlog is not ahead of a newcomer); 0 when a worker is free
+        for it."""
         try:
+            before = await self._depth.ahead_of(job_id, self._clock.now())
             counts = await self._depth.counts()
         except StoreError:
             return 0  # the link is queued already: only the count is missing
-        before = counts.waiting - 1
         free = max(self._slots - counts.running, 0)
         return before - free + 1 if before >= free else 0

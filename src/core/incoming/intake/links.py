@@ -19,7 +19,9 @@ from returns.result import Failure
 
 from core.allowlist import ChatAllowlist
 from core.incoming.intake.announce import Announcements
+from core.incoming.intake.limits import UserLinkLimits
 from core.incoming.intake.message import IncomingMessage, IntakeReport
+from core.incoming.known_videos import KnownVideos
 from core.jobs.submitter import JobSubmitter
 from core.requests.download import PRIVATE, DownloadRequest
 from core.requests.job_names import DOWNLOAD_VIDEO
@@ -47,6 +49,8 @@ class LinkIntake:
         clock: Clock,
         choices: ChatSettingsStore,
         announcements: Announcements,
+        limits: UserLinkLimits,
+        known: KnownVideos,
         allowlist: ChatAllowlist,
         max_queued_per_user: int,
     ) -> None:
@@ -57,6 +61,8 @@ class LinkIntake:
         self._seen = seen
         self._clock = clock
         self._choices = choices
+        self._limits = limits
+        self._known = known
         self._cap = max_queued_per_user
         self._allowlist = allowlist
 
@@ -73,6 +79,7 @@ class LinkIntake:
         if not urls:
             return report
         queued = await self._queued(message.user_id)
+        budget = await self._limits.budget(message.user_id)
         chosen = await self._chosen(message.chat_id, last_try)
         for url in urls:
             verdict = await self._guard.check(url)
@@ -82,33 +89,60 @@ class LinkIntake:
             if queued is not None and queued >= self._cap:
                 report.queue_full = True
                 break
+            report.limited = budget.refused() if budget is not None else None
+            if report.limited is not None:
+                break
             if report.not_kept:  # one refusal on the last try: the store refuses writes now
                 report.not_kept.append(url)
                 continue
             request = _with_choices(_request(message, url), chosen, message.audio)
-            try:
-                job_id = await enqueue_download(self._jobs, request, self._due_at())
-            except Exception as error:
-                if not last_try:
-                    raise UpdateNotKept(f"the store refused the link's job: {error}") from error
-                # Expected (the store refuses writes now): its reason, not a traceback.
-                log.error(  # noqa: TRY400
-                    "link not queued on its last try, asking to send it again", extra={"error": str(error)}
-                )
-                report.not_kept.append(url)
-                continue
-            if job_id is None:
-                report.already_handled.append(url)
-                continue
-            await self._announcements.accepted(request, job_id)
-            report.accepted.append(url)
-            queued = None if queued is None else queued + 1
+            if await self._take(request, report, last_try):
+                if budget is not None:
+                    await budget.spend()
+                queued = None if queued is None else queued + 1
         return report
+
+    async def _take(self, request: DownloadRequest, report: IntakeReport, last_try: bool) -> bool:
+        """Queue one link's job and say so in `report`; whether it is a new job. UpdateNotKept
+        when the store refused it (never on `last_try`)."""
+        if report.not_kept:  # one refusal on the last try: the store refuses writes now
+            report.not_kept.append(request.url)
+            return False
+        try:
+            quick = await self._cache_hit(request)
+            job_id = await enqueue_download(self._jobs, request, self._due_at(), quick=quick)
+        except Exception as error:
+            if not last_try:
+                raise UpdateNotKept(f"the store refused the link's job: {error}") from error
+            # Expected (the store refuses writes now): its reason, not a traceback.
+            log.error(  # noqa: TRY400
+                "link not queued on its last try, asking to send it again", extra={"error": str(error)}
+            )
+            report.not_kept.append(request.url)
+            return False
+        if job_id is None:
+            report.already_handled.append(request.url)
+            return False
+        await self._announcements.accepted(request, job_id)
+        report.accepted.append(request.url)
+        return True
 
     def _due_at(self) -> float:
         """Now (0), or once the announcement let it go (announce.py: a store many processes share)."""
         hold = self._announcements.hold_seconds
         return self._clock.now() + hold if hold else 0.0
+
+    async def _cache_hit(self, request: DownloadRequest) -> bool:
+        """Telegram has this link's one video (or sound) as the chat would get it: the job only
+        sends it again, so it takes the quick lane instead of waiting behind downloads. A chat
+        that chose a quality may get another format than the one cached: not taken for a hit."""
+        if request.verbose or request.max_height is not None:
+            return False
+        try:
+            known = await self._known.known(request.url, sound=request.audio)
+        except StoreError:
+            return False
+        return known is not None and known.alone
 
     async def _queued(self, user_id: int) -> int | None:
         """Jobs this user has queued; None when the store cannot say now (the cap is not applied
@@ -153,13 +187,18 @@ class LinkIntake:
         return False
 
 
-async def enqueue_download(jobs: JobSubmitter, request: DownloadRequest, due_at: float = 0.0) -> int | None:
-    """The job for one link; None when this message's link already became one (guarded)."""
+async def enqueue_download(
+    jobs: JobSubmitter, request: DownloadRequest, due_at: float = 0.0, *, quick: bool = False
+) -> int | None:
+    """The job for one link; None when this message's link already became one (guarded).
+    `quick`: a cache hit, for the quick lane (ports.queue); its turn is the chat's (fair order)."""
     job_id: int | None = await jobs.submit(
         DOWNLOAD_VIDEO,
         request.to_payload(),
         key=site_key(request.url),
         owner_id=request.user_id,
+        requester=request.chat_id,
+        quick=quick,
         guard=HandledUrlGuard(request.chat_id, request.message_id, request.url),
         available_at=due_at,
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from core.incoming.intake.limits import LimitReached
 from core.urls import Entity
 
 
@@ -30,6 +31,8 @@ class IntakeReport:
     accepted: list[str] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)
     queue_full: bool = False
+    limited: LimitReached | None = None
+    """The user's hourly or daily link limit refused the rest of the message."""
     already_handled: list[str] = field(default_factory=list)
     not_kept: list[str] = field(default_factory=list)
     """On the update's last try the store still refused these: their sender is asked to send

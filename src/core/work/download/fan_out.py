@@ -29,7 +29,13 @@ async def fan_out(
         child = request.for_job(entry_index=index, confirmed=request.confirmed, verbose=request.verbose)
         # The guard makes a re-run of this discovery (after a crash) enqueue each child once.
         guard = HandledUrlGuard(request.chat_id, request.message_id, f"{request.url}#entry={index}")
-        await jobs.submit(DOWNLOAD_VIDEO, child.to_payload(), key=site_key(request.url), guard=guard)
+        await jobs.submit(
+            DOWNLOAD_VIDEO,
+            child.to_payload(),
+            key=site_key(request.url),
+            requester=request.chat_id,
+            guard=guard,
+        )
     if len(entries) > MAX_ENTRIES:
         await replies.say(request, texts.MORE_THAN_TEN)
     report.note(texts.fanned_out(min(len(entries), MAX_ENTRIES)))

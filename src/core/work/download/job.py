@@ -13,7 +13,7 @@ import logging
 
 from returns.result import Failure, Success
 
-from core.jobs.context import DeadJob, JobContext, RetryNotice
+from core.jobs.context import CancelledJob, DeadJob, JobContext, RetryNotice
 from core.jobs.fields import log_fields
 from core.jobs.outcome import JobOutcome
 from core.requests.download import DownloadRequest
@@ -98,3 +98,6 @@ class DownloadVideo:
 
     async def on_dead(self, dead: DeadJob) -> None:
         await self._retries.on_dead(dead)
+
+    async def on_cancel(self, cancelled: CancelledJob) -> None:
+        await self._retries.on_cancel(cancelled)

@@ -33,6 +33,7 @@ def _confirmed_job(request: DownloadRequest, max_attempts: int) -> NewJob:
         max_attempts,
         key=site_key(request.url),
         owner_id=request.user_id,
+        requester=request.chat_id,
     )
 
 

@@ -1,10 +1,11 @@
 """What the chat hears when an attempt of `download_video` failed: ⚠️ before the next attempt,
-and at the end 💥 in a private chat, a reaction in a group ("not a video" stays silent there)."""
+and at the end 💥 in a private chat, a reaction in a group ("not a video" stays silent there);
+and when its user cancelled it while it ran, 🚫 (a group heard from /cancel itself)."""
 
 from __future__ import annotations
 
 from core import texts
-from core.jobs.context import DeadJob, RetryNotice
+from core.jobs.context import CancelledJob, DeadJob, RetryNotice
 from core.jobs.tasks import first_of
 from core.log_message.views import LogViews
 from core.requests.download import DownloadRequest
@@ -48,3 +49,13 @@ class RetryReporting:
             await self._replies.react(request)
         elif request.confirmed:
             await self._replies.say(request, texts.failed(dead.reason).lstrip("\n"))
+
+    async def on_cancel(self, cancelled: CancelledJob) -> None:
+        try:
+            request = DownloadRequest.from_payload(cancelled.job.payload)
+        except ValueError:
+            return
+        if request.private:
+            view = log_view(request, self._logs, cancelled.job.id)
+            view.settle(texts.CANCELLED)
+            await first_of(view.shown_all(), self._clock.sleep(LAST_WORD_WAIT_SECONDS))

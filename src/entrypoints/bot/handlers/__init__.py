@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiogram import Router
 
-from entrypoints.bot.handlers import audio, commands, confirmations, errors, inline, links, settings
+from entrypoints.bot.handlers import audio, cancel, commands, confirmations, errors, inline, links, settings
 
 
 def setup() -> Router:
@@ -13,6 +13,7 @@ def setup() -> Router:
     # message. Settings before confirmations: the confirmations take every press nobody claimed.
     router.include_routers(
         commands.setup(),
+        cancel.setup(),
         settings.setup(),
         audio.setup(),
         links.setup(),

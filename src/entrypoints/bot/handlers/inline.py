@@ -16,7 +16,8 @@ from aiogram.types import (
 )
 
 from core import texts
-from core.incoming.inline import CachedVideo, InlineRequests, url_in
+from core.incoming.inline import InlineRequests, url_in
+from core.incoming.known_videos import CachedVideo
 from core.requests.inline import AUDIO_VARIANT, VARIANTS
 
 CACHED_SECONDS = 60

@@ -54,6 +54,9 @@ async def reply_to_report(message: Message, report: IntakeReport, queue_cap: int
         await message.reply(texts.NOT_ALLOWED.format(chat_id=message.chat.id))
     if report.queue_full:
         await message.reply(texts.queue_full(queue_cap))
+    if report.limited is not None:
+        hit = report.limited
+        await message.reply(texts.link_limit(hit.limit, hit.window_seconds, hit.wait_seconds, hit.until))
     if report.not_kept:
         await _ask_to_send_again(message)
     if message.chat.type != PRIVATE:

@@ -122,3 +122,41 @@ async def test_a_cut_listening_connection_comes_back_and_catches_up(
 
     await wakes.beyond(after_reconnect)
     assert worker.listener.subscriptions == 2
+
+
+async def test_a_cancel_of_a_row_another_process_holds_makes_that_process_check_its_leases(
+    pair: tuple[PostgresStore, PostgresStore],
+) -> None:
+    worker, ingest = pair
+    checks = Wakes()
+    worker.on_cancel(checks)
+    await checks.beyond(0)  # the catch-up check of subscribing
+    job_id = await ingest.enqueue(NewJob("noop", {}, 3, requester=7), NOW)
+    assert job_id is not None
+    held = await worker.claim("worker-1", NOW, 30.0)
+    assert held is not None
+    before = checks.count
+
+    cancelled = await ingest.cancel_job(job_id)
+
+    assert cancelled is not None
+    assert cancelled.running
+    await checks.beyond(before)
+    assert await worker.cancel_asked([held.lease]) == [held.lease]
+
+
+async def test_a_quick_row_enqueued_elsewhere_wakes_the_quick_lane_and_an_ordinary_one_does_not(
+    pair: tuple[PostgresStore, PostgresStore],
+) -> None:
+    worker, ingest = pair
+    quick = Wakes()
+    worker.on_quick_work(quick)
+    wakes = await subscribed(worker)  # with the catch-up wake of both
+    before_quick, before = quick.count, wakes.count
+
+    await ingest.enqueue(NewJob("noop", {}, 3), NOW)
+    await wakes.beyond(before)
+    assert quick.count == before_quick
+    await ingest.enqueue(NewJob("noop", {}, 3, quick=True), NOW)
+
+    await quick.beyond(before_quick)

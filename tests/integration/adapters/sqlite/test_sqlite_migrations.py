@@ -51,6 +51,9 @@ CANARIES: dict[int, list[str]] = {
         "INSERT INTO inbox (update_id, lane, body, received_at)"
         " VALUES (12, 'chat:1', '{\"update_id\": 12}', 0)",
     ],
+    9: ["UPDATE jobs SET requester = 5, turn = 4 WHERE name = 'canary'"],
+    10: ["INSERT INTO user_links (user_id, at) VALUES (77, 1e12)"],
+    11: ["INSERT INTO job_cancels (job_id) SELECT id FROM jobs WHERE name = 'canary'"],
 }
 
 
@@ -96,12 +99,14 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
         refused = await store.enqueue(NewJob("download_video", {}, 3), NOW, guard) is None
         secret = await store.install_secret("canary", b"new")
         chosen = await store.chat_settings(-42)
+        links = await store.links_since(77, 0)
         waiting = await store.waiting_updates()
     finally:
         await store.close()
 
     assert [(j.name, j.payload) for j in jobs] == ([("canary", {"n": 1})] if version >= 1 else [])
     assert [(j.token, j.suspect) for j in jobs] == ([(7, True)] if version >= 7 else [(0, False)] * len(jobs))
+    assert [(j.requester, j.turn) for j in jobs] == ([(5, 4)] if version >= 9 else [(None, 0)] * len(jobs))
     assert [f.name for f in failed] == (["dead_canary"] if version >= 1 else [])
     assert (parked is not None) == (version >= 2)
     assert (blob is not None and blob.file_name == "c.mp4") == (version >= 3)
@@ -109,6 +114,7 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
     assert refused == (version >= 4)
     assert secret == (b"\xc0\xff\xee" if version >= 5 else b"new")
     assert chosen == (ChatSettings(480, True, False, 600) if version >= 6 else None)
+    assert links == ([1e12] if version >= 10 else [])
     assert [k.update.update_id for k in waiting] == ([12] if version >= 8 else [])
 
 

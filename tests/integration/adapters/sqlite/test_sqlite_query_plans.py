@@ -13,14 +13,34 @@ from tests.support.sqlite_files import (
 )
 
 
-async def test_the_claim_walks_the_primary_key_without_sorting(store: SqliteStore, path: Path) -> None:
-    from adapters.sqlite.jobs import _FIRST_FREE, _FIRST_FREE_UNPAUSED
+async def test_the_claim_walks_the_fair_order_index_without_sorting(store: SqliteStore, path: Path) -> None:
+    from adapters.sqlite.jobs import _FIRST_FREE, _FIRST_FREE_UNPAUSED, _FIRST_QUICK
 
-    for sql, params in ((_FIRST_FREE, (0,)), (_FIRST_FREE_UNPAUSED, (0, "[]"))):
+    for sql, params in ((_FIRST_FREE, (0,)), (_FIRST_FREE_UNPAUSED, (0, "[]")), (_FIRST_QUICK, (0,))):
         plan = plan_of(path, sql, params)
-        assert "SCAN jobs" in plan
+        assert "USING INDEX jobs_fair" in plan
         assert "TEMP B-TREE" not in plan
-        assert "INDEX" not in plan.replace("json_each VIRTUAL TABLE INDEX", "")
+
+
+async def test_a_new_rows_turn_is_index_lookups_only(store: SqliteStore, path: Path) -> None:
+    from adapters.sqlite.jobs import _INSERT_JOB
+
+    plan = plan_of(path, _INSERT_JOB, ("n", "{}", 3, 0.0, "", None, 0.0, 7, False, 7))
+
+    assert "jobs_requester" in plan
+    assert "jobs_claimed_by" in plan
+    assert "jobs_fair" in plan
+    assert "SCAN jobs" not in plan.replace("SCAN jobs USING", "")
+
+
+async def test_the_place_in_the_queue_reads_only_the_rows_before_it(store: SqliteStore, path: Path) -> None:
+    from adapters.sqlite.queue_view import _AHEAD_OF
+
+    plan = plan_of(path, _AHEAD_OF, (1, 0.0))
+
+    assert "USING INTEGER PRIMARY KEY" in plan
+    assert "jobs_fair (turn<?)" in plan
+    assert "TEMP B-TREE" not in plan
 
 
 @pytest.mark.parametrize(
@@ -34,6 +54,9 @@ async def test_the_claim_walks_the_primary_key_without_sorting(store: SqliteStor
         ("jobs", "_RENEW", "jobs_claimed_by"),
         ("jobs", "_SAME_NAME_EXISTS", "jobs_name"),
         ("quota", "_COUNT_FOR_OWNER", "jobs_owner"),
+        ("quota", "_LINKS_SINCE", "user_links_by_user"),
+        ("quota", "_FORGET", "user_links_by_user"),
+        ("cancels", "_JOBS_OF", "jobs_requester"),
         ("blobs", "_PINNED_BY_PENDING", "pending_blob_key"),
         ("pending", "_EXPIRE", "pending_created_at"),
         ("caches", "_SWEEP_INFO", "video_info_created_at"),

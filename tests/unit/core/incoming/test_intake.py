@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from core.allowlist import ChatAllowlist
 from core.incoming.intake.announce import Announcements
 from core.incoming.intake.links import LinkIntake
 from core.incoming.intake.message import IncomingMessage
@@ -16,6 +15,7 @@ from core.urls import Entity
 from ports.messenger import MessengerError
 from tests.support.clock import VirtualClock, settle
 from tests.support.downloader import video
+from tests.support.intake import intake_over
 from tests.support.world import PRIVATE_CHAT, USER, World
 
 
@@ -189,14 +189,4 @@ def on_a_shared_store(world: World) -> LinkIntake:
         clock=world.clock,
         held_back=world.store,
     )
-    return LinkIntake(
-        jobs=world.engine,
-        quota=world.store,
-        guard=world.container.guard(),
-        seen=world.store,
-        clock=world.clock,
-        choices=world.store,
-        announcements=announcements,
-        allowlist=ChatAllowlist((), world.clock),
-        max_queued_per_user=10,
-    )
+    return intake_over(world, announcements=announcements)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from core.allowlist import ChatAllowlist
 from core.incoming.intake.links import LinkIntake
 from ports.caches import HandledUrls
 from ports.chat_settings import ChatSettings, ChatSettingsStore
@@ -20,6 +19,7 @@ from ports.inbox import UpdateNotKept
 from ports.jobs import Guard
 from ports.json import Payload
 from tests.support.clock import VirtualClock, settle
+from tests.support.intake import intake_over as intake_with
 from tests.support.world import PRIVATE_CHAT, World
 from tests.unit.core.incoming.test_intake import message
 
@@ -39,6 +39,8 @@ class RefusingJobs:
         *,
         key: str = "",
         owner_id: int | None = None,
+        requester: int | None = None,
+        quick: bool = False,
         guard: Guard | None = None,
         available_at: float = 0.0,
     ) -> int | None:
@@ -47,7 +49,14 @@ class RefusingJobs:
         if error is not None:
             raise error
         return await self._engine.submit(
-            name, payload, key=key, owner_id=owner_id, guard=guard, available_at=available_at
+            name,
+            payload,
+            key=key,
+            owner_id=owner_id,
+            requester=requester,
+            quick=quick,
+            guard=guard,
+            available_at=available_at,
         )
 
 
@@ -90,17 +99,7 @@ def intake_over(
     choices: ChatSettingsStore | None = None,
     seen: HandledUrls | None = None,
 ) -> LinkIntake:
-    return LinkIntake(
-        jobs=jobs,
-        quota=world.store,
-        guard=world.container.guard(),
-        seen=seen or world.store,
-        clock=world.clock,
-        choices=choices or world.store,
-        announcements=world.container.announcements(),
-        allowlist=ChatAllowlist((), world.clock),
-        max_queued_per_user=10,
-    )
+    return intake_with(world, jobs=jobs, choices=choices or world.store, seen=seen or world.store)
 
 
 async def urls_queued(world: World) -> list[str]:
