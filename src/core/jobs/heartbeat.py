@@ -64,7 +64,8 @@ class Heartbeat:
 
     async def beat(self) -> None:
         async with self._renewing:
-            held = [h for h in self._in_flight.all() if h.stopped is None]
+            # A job whose finishing write landed holds no lease any more: nothing to renew.
+            held = [h for h in self._in_flight.all() if h.stopped is None and not h.let_go]
             sent = self._clock.monotonic()
             groups: dict[float, list[HeldJob]] = defaultdict(list)
             for job in held:

@@ -104,10 +104,17 @@ class InFlight:
 
     def landed(self, lease: Lease) -> None:
         """A finishing write of `lease` landed: the row was still its own, whatever the lease watch
-        feared; what the attempt says on its way out may go (HeldJob.let_go, at the drop)."""
+        feared; what the attempt says on its way out may go (HeldJob.let_go). From now on the row
+        is gone or someone else's to claim, so a heartbeat that meanwhile finds it "lost" (its
+        renewal changes nothing) must not silence those last words: let_go is set at once, not
+        at the drop (a busy machine can put a beat between the two)."""
         held = self.find(lease)
-        if held is not None and held.stopped is StopReason.EXPIRED:
+        if held is None:
+            return
+        if held.stopped is StopReason.EXPIRED:
             held.stopped = None
+        if held.stopped is None:
+            held.let_go = True
 
     def stop(self, lease: Lease, reason: StopReason) -> HeldJob | None:
         """Stop the attempt holding `lease`, if this process runs it (see HeldJob.stop)."""

@@ -6,6 +6,7 @@ paused worker that wakes past its lease says nothing more."""
 from __future__ import annotations
 
 import asyncio
+import math
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +17,14 @@ from adapters.memory.store import MemoryStore
 from adapters.telegram.pacing import ChatPacer
 from core.jobs.context import JobContext
 from core.jobs.engine import Engine
+from core.jobs.fence import Fence
+from core.jobs.in_flight import HeldJob, InFlight, StopReason
 from core.jobs.outcome import JobOutcome
 from core.jobs.registry import JobType
 from core.log_message.state import LogAddress, LogState
 from core.log_message.views import LogViews
 from core.work.fenced import FencedMessengers, SendBudgets
-from ports.jobs import Lease
+from ports.jobs import Job, Lease
 from ports.messenger import Keyboard, SentVideo, StoredVideo, VideoFile, VideoMeta
 from tests.support.clock import VirtualClock, settle
 from tests.support.faulty_engine import engine_over
@@ -237,3 +240,36 @@ async def test_a_worker_paused_past_its_lease_says_nothing_when_it_wakes(
 
 async def _nothing(_: LogState) -> None:
     return None
+
+
+def test_a_heartbeat_that_finds_a_finished_jobs_row_gone_does_not_silence_its_last_words() -> None:
+    # A busy machine can run a heartbeat between a job's finishing write (its dead letter, say)
+    # and the drop of its hold: the renewal then finds the row gone, "lost". The 💥 edit that
+    # follows is still the attempt's own to make.
+    in_flight = InFlight()
+    job = Job(7, "download_video", {}, 1, 3, 0.0, 0.0, claimed_by="w", token=4)
+    held = in_flight.hold(job, 0.0, math.inf)
+    fence = Fence(held, None, margin_seconds=MARGIN, reserve=_never_asked)
+
+    in_flight.landed(job.lease)
+    in_flight.stop(job.lease, StopReason.LOST)
+
+    assert held.stopped is None
+    assert fence.holds()
+
+
+def test_a_lost_lease_before_the_finishing_write_silences_the_attempt() -> None:
+    in_flight = InFlight()
+    job = Job(8, "download_video", {}, 1, 3, 0.0, 0.0, claimed_by="w", token=4)
+    held = in_flight.hold(job, 0.0, math.inf)
+    fence = Fence(held, None, margin_seconds=MARGIN, reserve=_never_asked)
+
+    in_flight.stop(job.lease, StopReason.LOST)
+    in_flight.landed(job.lease)  # a write that landed anyway cannot make it ours again
+
+    assert held.stopped is StopReason.LOST
+    assert not fence.holds()
+
+
+async def _never_asked(_: HeldJob, __: float) -> bool:
+    raise AssertionError("no send is reserved in these tests")
