@@ -61,8 +61,8 @@ async def test_a_worker_paused_past_its_lease_says_nothing_after_the_new_holder_
     finally:
         stale.resume()
     await until_logged(stale, "job's attempt was stopped")
-    # Its attempt's last change (the stage it ends on) came to the log message's sender, which
-    # would edit the chat now; it says so when it does not.
+    # On its way out the stopped attempt leaves its log message to the new holder and says so:
+    # from that line on nothing of it can reach the chat.
     await until_logged(stale, "log message left to the job's new holder")
 
     late = [c for c in api.calls if c.client.startswith(stale.agent) and c.at > took_over]

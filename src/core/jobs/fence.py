@@ -57,13 +57,18 @@ class Fence:
             return math.inf
         return self._held.lease_ends_at - self._clock.monotonic()
 
+    @property
+    def ended(self) -> bool:
+        """The attempt was stopped (its lease lost or run out): it never holds again, whatever
+        the clock says. A cancel stops the attempt's work, not its hold on the row: its last
+        words (the 🚫 edit) are still its own while the lease lasts."""
+        stopped = self._held.stopped
+        return stopped is not None and stopped is not StopReason.CANCELLED
+
     def holds(self) -> bool:
-        held = self._held
-        # A cancel stops the attempt's work, not its hold on the row: its last words (the 🚫
-        # edit) are still its own while the lease lasts.
-        if held.stopped is not None and held.stopped is not StopReason.CANCELLED:
+        if self.ended:
             return False
-        return held.let_go or self.left() >= self._margin
+        return self._held.let_go or self.left() >= self._margin
 
     def check(self) -> None:
         """Before a Telegram call: AttemptStopped (the attempt stopped) unless the fence holds."""

@@ -46,7 +46,10 @@ async def deliver(
 ) -> None:
     """Make the chat show `text`, recording message ids and delivered chunks in `state`;
     `keyboard` under the first message (an edit without it takes earlier buttons away).
-    Silenced, and nothing sent, once `may_speak` says no."""
+    Silenced, and nothing sent, once `may_speak` says no (even when nothing would have changed:
+    the caller learns the view is no longer its owner's to show)."""
+    if not may_speak():
+        raise Silenced
     if not text.strip():
         return
     for index, chunk in enumerate(split_html(text)):

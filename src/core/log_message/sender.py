@@ -71,8 +71,6 @@ class ChatSender:
                 self._messenger, self._clock, view.to, view.state, text, keyboard, lambda: view.may_speak
             )
         except Silenced:
-            # The job's attempt no longer holds its lease: another worker may be showing it now.
-            log.info("log message left to the job's new holder", extra={"chat_id": self.chat_id})
             view.abandon()
         except MessengerError as error:
             # Given up on this text; the next change of the view tries again.
@@ -97,8 +95,9 @@ class ChatSender:
 
 
 async def _keyboard(view: LogView) -> Keyboard | None:
-    """The buttons for this delivery: once the message exists, while the job is live."""
-    if view.buttons is None or view.closed or not view.state.message_ids:
+    """The buttons for this delivery: once the message exists, while the job is live and its
+    owner may speak (signing them is a store call, for nothing when the text cannot go)."""
+    if view.buttons is None or view.closed or not view.state.message_ids or not view.may_speak:
         return None
     try:
         return await view.buttons(view.state.message_ids[0])

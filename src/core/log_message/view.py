@@ -18,11 +18,14 @@ large"). A closed view ignores every later write: nothing reaches the chat after
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
 
 from core.log_message.state import LogAddress, LogState
 from ports.messenger import Keyboard
 from ports.pacing import Turn
+
+log = logging.getLogger("vidrelay.log_message")
 
 Persist = Callable[[LogState], Awaitable[None]]
 """Saves the state into the job's row: the owner's way to keep a new message id across a crash."""
@@ -49,6 +52,8 @@ class LogView:
         self.version = 0
         self.delivered_version = 0
         self.closed = False
+        self.abandoned = False
+        """Its owner lost the job (see `abandon`): a later attempt here starts a view of its own."""
         self.held = False
         self.quiet_until = 0.0
         """No intermediate state is shown before this time (the sender's edit interval)."""
@@ -103,7 +108,11 @@ class LogView:
         self._on_change(self)
 
     def abandon(self) -> None:
-        """Its owner may no longer speak for the job: nothing more of it goes to the chat."""
+        """Its owner may no longer speak for the job (another worker may hold it now): nothing
+        more of it goes to the chat."""
+        if self._shown_to_chat and not self.abandoned:
+            log.info("log message left to the job's new holder", extra={"chat_id": self.to.chat_id})
+        self.abandoned = True
         self.closed = True
         self.delivered_version = self.version
         self._delivered.set()

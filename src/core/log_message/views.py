@@ -42,7 +42,7 @@ class LogViews:
         """The job's view: the live one if this process has it, else a new one over `state`."""
         views = self._chats.setdefault(to.chat_id, {})
         view = views.get(job_id)
-        if view is None:
+        if view is None or view.abandoned:
             view = views[job_id] = LogView(to, state, self._changed)
             view.persist = persist
             if self._buttons is not None:

@@ -134,7 +134,12 @@ class ChatReport(Report):
 
     async def finish(self, outcome: JobOutcome | None) -> None:
         """After the attempt: unless the job is done, keep where the log stands for the attempt
-        after it (a retry, the next turn of a deferred job, or the 💥 report)."""
+        after it (a retry, the next turn of a deferred job, or the 💥 report). An attempt that
+        was stopped (its lease lost or run out) writes and says nothing more: another worker may
+        hold the job now."""
+        if self._context.fence.ended:
+            self._view.abandon()
+            return
         match outcome:
             case Success(Deferred()):
                 self._view.release()

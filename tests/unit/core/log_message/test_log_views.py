@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
+
+import pytest
 
 from core.log_message.sender import EDIT_INTERVAL_SECONDS
 from core.log_message.state import LogAddress, LogState
 from core.log_message.view import LogView
 from core.log_message.views import LogViews
+from ports.messenger import Keyboard
 from ports.pacing import SendPacing, Turn
 from tests.support.clock import VirtualClock, settle
 from tests.support.messenger import ChatMessage, FakeMessenger
@@ -230,3 +234,33 @@ async def test_drain_lets_the_last_text_out_at_shutdown(clock: VirtualClock) -> 
     await asyncio.wait_for(draining, 1)
 
     assert board.message().text == "✅ Sent"
+
+
+async def test_a_view_whose_owner_lost_the_job_signs_no_button_makes_no_call_and_is_left(
+    clock: VirtualClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    board = Board(clock)
+    owner_holds = True
+    view = board.views.adopt(1, TO, LogState(), board.save, lambda: owner_holds)
+    signed: list[int] = []
+
+    async def buttons(message_id: int) -> Keyboard:
+        signed.append(message_id)  # a store call (the button's signature)
+        return []
+
+    view.buttons = buttons
+    view.stage("⬇️ Downloading...")
+    await settle()
+    owner_holds = False  # the lease ran out: another worker may show the job now
+    view.progress("[█████░░░░░] 50.0%")
+    with caplog.at_level(logging.INFO, "vidrelay.log_message"):
+        await clock.advance(EDIT_INTERVAL_SECONDS + 1)
+
+    assert board.calls() == ["send_text"]
+    assert signed == []  # the first message had none yet; the edit that was due never signed one
+    assert view.abandoned
+    assert view.closed
+    assert [r.getMessage() for r in caplog.records] == ["log message left to the job's new holder"]
+    again = board.adopt(1, LogState.from_json(board.saved[-1].to_json()))
+    assert again is not view  # a later attempt here shows the job afresh
+    assert not again.closed
