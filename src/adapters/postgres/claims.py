@@ -149,8 +149,12 @@ class ClaimBatcher:
     async def _release_orphan(self, job: Job) -> None:
         try:
             await self._db.execute(_RELEASE_ORPHAN, job.id, job.token)
-        except StoreError:
-            log.warning("postgres: job %d was claimed for a worker that stopped; its lease will end", job.id)
+        except StoreError as error:
+            log.warning(
+                "postgres: job %d was claimed for a worker that stopped; its lease will end",
+                job.id,
+                exc_info=error,
+            )
 
     async def close(self) -> None:
         """Let the round trips already submitted finish, for at most one call's bound."""

@@ -136,7 +136,10 @@ class IngestLock:
 
     def _doubt(self, why: str) -> None:
         if self.held.is_set():
-            log.error("the ingest lock is in doubt (%s): polling stops until it is taken again", why)
+            # It takes itself again once the database answers: an operator need not act.
+            log.warning(
+                "the ingest lock is in doubt: polling stops until it is taken again", extra={"error": why}
+            )
         self.held.clear()
         self.in_doubt.set()
 

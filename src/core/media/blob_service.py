@@ -170,8 +170,10 @@ class BlobService:
     async def _remove_staging(self, staging: Path) -> None:
         try:
             await self._files.remove_staging(staging)
-        except BlobFilesError:
-            log.warning("blob fetch: could not remove staging folder %s (boot clears it)", staging)
+        except BlobFilesError as error:
+            log.warning(
+                "blob fetch: could not remove staging folder %s (boot clears it)", staging, exc_info=error
+            )
 
     async def _record(self, key: str, info: VideoInfo, produced: Path) -> BlobRecord:
         name = blob_file_name(key, produced.suffix.lstrip(".") or info.ext)

@@ -41,8 +41,8 @@ class Thumbnails:
         """The thumbnail of `video` while the block runs (None when none could be made)."""
         try:
             folder = await self._files.new_staging("thumbnail")
-        except BlobFilesError:
-            log.warning("no staging folder for a thumbnail; sending without one")
+        except BlobFilesError as error:
+            log.warning("no staging folder for a thumbnail; sending without one", exc_info=error)
             yield None
             return
         try:
@@ -55,5 +55,7 @@ class Thumbnails:
         finally:
             try:
                 await self._files.remove_staging(folder)
-            except BlobFilesError:
-                log.warning("could not remove the thumbnail folder %s (boot clears it)", folder)
+            except BlobFilesError as error:
+                log.warning(
+                    "could not remove the thumbnail folder %s (boot clears it)", folder, exc_info=error
+                )

@@ -65,3 +65,13 @@ def test_every_variable_the_unit_names_is_a_setting_and_the_install_has_the_extr
     text = UNIT.read_text()
     assert set(VARIABLE.findall(text)) <= SETTING_VARIABLES
     assert "/opt/vidrelay/bin/pip install '/opt/vidrelay/src[extractors]'" in text
+
+
+def test_the_check_before_the_first_start_reads_what_the_service_reads() -> None:
+    # `env $(cat FILE)` breaks on the comments of a file copied from .env.example: vidrelay
+    # reads the file itself, as it reads `.env`.
+    service = unit()["Service"]
+    [command] = [line for line in UNIT.read_text().splitlines() if line.rstrip().endswith("vidrelay check")]
+    assert f"VIDRELAY_ENV_FILE={service['EnvironmentFile']}" in command
+    assert f"VIDRELAY_DATA_DIR={environment(service)['VIDRELAY_DATA_DIR']}" in command
+    assert "$(" not in command

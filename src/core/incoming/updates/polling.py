@@ -91,7 +91,9 @@ class Polling:
             except Exception as error:  # whatever the store raised: not kept
                 if stop.is_set():
                     log.warning(
-                        "stopping with %d update(s) not kept: Telegram delivers them again", len(batch)
+                        "stopping with %d update(s) not kept: Telegram delivers them again",
+                        len(batch),
+                        exc_info=error,
                     )
                     return False
                 delay = backoff.next()

@@ -68,10 +68,9 @@ class TelegramOutages:
         self._waiting[context.job.id] = since
         delay = backoff_delay(tries + 1, WAIT_POLICY, self._random)
         log.warning(
-            "Telegram could not be reached (%s): the delivery waits %.0fs, its attempt not charged",
-            failure.reason,
+            "Telegram could not be reached: the delivery waits %.0fs, its attempt not charged",
             delay,
-            extra=log_fields(context.job),
+            extra=log_fields(context.job, error=failure.reason),
         )
         return Success(Deferred(now + delay))
 
