@@ -97,7 +97,6 @@ async def test_an_upload_too_reserves_its_budget_before_it_goes(clock: VirtualCl
     ):
         with pytest.raises(AttemptStopped):
             await upload()
-    assert asked == [
-        605,
-    ]  # the first found the job lost; the second never asked again
+    # The first found the job lost (and stopped the attempt); the second never asked again.
+    assert asked == [605]
     assert chat.calls == []
