@@ -1,6 +1,7 @@
 """/cancel as a user meets it, with the real bot process: the running download's connection is
 closed at once, no video comes, the log message ends 🚫 and nothing calls it a failure; in a
-group someone else's /cancel is refused."""
+group someone else's /cancel is refused; `/cancel all` and the 🚫 button under the log message
+reach the same stop."""
 
 from __future__ import annotations
 
@@ -45,6 +46,14 @@ def body_request(site: VideoServer, path: str) -> RequestRecord | None:
     return records[-1] if len(records) >= 2 else None
 
 
+def downloading(site: VideoServer, path: str) -> bool:
+    return (body := body_request(site, path)) is not None and body.finished is None
+
+
+def download_closed(site: VideoServer, path: str) -> bool:
+    return (body := body_request(site, path)) is not None and body.finished is not None
+
+
 async def until(condition: object, what: str) -> None:
     deadline = asyncio.get_running_loop().time() + WAIT_SECONDS
     while not condition():  # type: ignore[operator]
@@ -70,11 +79,11 @@ async def cancel_a_running_download(api: FakeBotApi, site: VideoServer, user: Us
     connection closed within the bound. The link's message id."""
     chat = Chat.private(user)
     message_id = api.send_text(chat, user, endless_download(site, path))
-    await until(lambda: (r := body_request(site, path)) is not None and r.finished is None, "no download")
+    await until(lambda: downloading(site, path), "no download")
 
     asked_at = asyncio.get_running_loop().time()
     api.send_text(chat, user, "/cancel", reply_to=message_id)
-    await until(lambda: (r := body_request(site, path)) is not None and r.finished is not None, "still open")
+    await until(lambda: download_closed(site, path), "still open")
 
     body = body_request(site, path)
     assert body is not None
@@ -116,3 +125,53 @@ async def test_in_a_group_someone_elses_cancel_is_refused_and_the_link_goes_on(b
     assert reply.text == "Only the person who sent the link, or an admin of this group, can cancel it."
     video = await bot.video_reply(group.id, message_id)
     assert video.sha256 == sha256_of(bot.site.clip("short"))
+
+
+async def test_cancel_all_stops_every_link_of_its_sender_and_says_how_many(bot: Stack) -> None:
+    user, other = new_user(), new_user()
+    chat = Chat.private(user)
+    paths = [f"/cancel/all-{user.id}-{n}.mp4" for n in range(2)]
+    links = [bot.api.send_text(chat, user, endless_download(bot.site, path)) for path in paths]
+    others = bot.api.send_text(
+        Chat.private(other), other, quick_clip_on(bot.site, f"/cancel/all-{other.id}.mp4")
+    )
+    for path in paths:
+        await until(lambda p=path: bot.site.hits(p) > 0, f"{path} was never taken")
+
+    asked = bot.api.send_text(chat, user, "/cancel all")
+
+    reply = await bot.api.wait_for(
+        lambda: next((m for m in bot.api.messages(user.id) if m.reply_to == asked), None)
+    )
+    assert reply.text == "🚫 Cancelled 2 of your links."
+    for link in links:
+        await bot.log_until(user.id, link, lambda text: text.endswith("🚫 Cancelled"))
+    assert bot.api.videos(user.id) == []
+    video = await bot.video_reply(other.id, others)  # someone else's link is not theirs to cancel
+    assert video.sha256 == sha256_of(bot.site.clip("short"))
+
+
+async def test_the_cancel_button_under_the_log_message_stops_the_download(bot: Stack) -> None:
+    user = new_user()
+    path = f"/cancel/button-{user.id}.mp4"
+    link = bot.api.send_text(Chat.private(user), user, endless_download(bot.site, path))
+    await until(lambda: downloading(bot.site, path), "no download")
+    log = await bot.api.wait_for(
+        lambda: (m := bot.log_message(user.id, link)) is not None and m.reply_markup is not None and m
+    )
+    assert log.reply_markup is not None
+    [[button]] = log.reply_markup["inline_keyboard"]
+    assert button["text"] == "🚫 Cancel"
+
+    pressed_at = asyncio.get_running_loop().time()
+    press = bot.api.press_button(Chat.private(user), user, log.message_id, button["callback_data"])
+    await until(lambda: download_closed(bot.site, path), "still open")
+
+    body = body_request(bot.site, path)
+    assert body is not None
+    assert body.finished is not None
+    assert body.finished - pressed_at < STOP_BOUND_SECONDS
+    await bot.log_until(user.id, link, lambda text: text.endswith("🚫 Cancelled"))
+    answer = await bot.api.wait_for(lambda: bot.api.callback_answer(press))
+    assert answer is not None
+    assert bot.api.videos(user.id) == []

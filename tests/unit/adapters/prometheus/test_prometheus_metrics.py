@@ -31,6 +31,14 @@ def test_job_events_count_by_job_name_and_time_claim_to_done() -> None:
     assert seen['vidrelay_job_claim_to_done_seconds_bucket{job_name="download_video",le="5.0"}'] == 1
 
 
+def test_a_cancelled_job_counts_as_cancelled_and_as_no_failure() -> None:
+    metrics = PrometheusMetrics()
+    metrics.job_cancelled("download_video")
+    seen = samples(metrics)
+    assert seen['vidrelay_jobs_cancelled_total{job_name="download_video"}'] == 1
+    assert not [name for name in seen if name.startswith(("vidrelay_jobs_dead", "vidrelay_jobs_retried"))]
+
+
 def test_deliveries_api_errors_and_flood_waits() -> None:
     metrics = PrometheusMetrics()
     metrics.video_delivered(12.5)
