@@ -122,7 +122,10 @@ class ReleaseWatch:
         elif outcome.error is not None and broken.version not in self._told_stuck:
             self._told_stuck.add(broken.version)
             log.error(
-                "yt-dlp %s broke %s and cannot be rolled back: %s", current, broken.extractor, outcome.error
+                "yt-dlp %s broke the %s extractor and cannot be rolled back",
+                current,
+                broken.extractor,
+                extra={"extractor": broken.extractor, "error": outcome.error},
             )
         await self._requeue()
 
