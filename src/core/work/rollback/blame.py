@@ -28,9 +28,15 @@ _SITES_TROUBLE = re.compile(
 )
 
 
+_PART_OF = {"html5": "generic"}
+"""The generic extractor reads a page's <video> tags with a helper that names the entries it finds
+(`html5`), while a failure on such a page is the generic extractor's (`[generic]`)."""
+
+
 def extractor_key(name: str) -> str:
     """`youtube` for yt-dlp's `youtube:tab` or `YouTube`: one extractor, however it is named."""
-    return name.split(":", 1)[0].strip().lower()
+    key = name.split(":", 1)[0].strip().lower()
+    return _PART_OF.get(key, key)
 
 
 def succeeded(entries: Sequence[VideoInfo]) -> list[str]:

@@ -14,6 +14,7 @@ def test_a_success_speaks_for_each_extractor_of_its_entries_however_named() -> N
     entries = [entry("u1", "youtube"), entry("u2", "youtube:tab"), entry("u3", "Generic")]
 
     assert succeeded(entries) == ["generic", "youtube"]
+    assert succeeded([entry("u4", "html5")]) == ["generic"]  # the <video> tags of a generic page
     assert extractor_key("twitter:broadcast") == "twitter"
 
 
