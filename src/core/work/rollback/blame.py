@@ -23,7 +23,7 @@ BLAMED_CODES = frozenset(kind.value for kind in BLAMED_KINDS)
 
 _SITES_TROUBLE = re.compile(
     r"http error \d{3}|urlopen error|timed? ?out|connection (?:refused|reset|aborted)|\berrno\b"
-    r"|name resolution|network is unreachable|ssl",
+    r"|name resolution|network is unreachable|\bssl\b",
     re.IGNORECASE,
 )
 

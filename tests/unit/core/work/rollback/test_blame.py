@@ -39,6 +39,7 @@ def test_an_extractor_that_may_have_broken_is_blamed(line: str, extractor: str) 
         "ERROR: [generic] Unable to download webpage: HTTP Error 503: Service Unavailable",
         "ERROR: [generic] Unable to download webpage: <urlopen error [Errno 111] Connection refused>",
         "ERROR: [youtube] abc: Unable to download API page: The read operation timed out",
+        "ERROR: [generic] Unable to download webpage: [SSL: CERTIFICATE_VERIFY_FAILED] verify failed",
         "ERROR: Unsupported URL: https://example.com/page",  # no video there
         "ERROR: 'NoneType' object has no attribute 'group'",  # no extractor named
     ],
