@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ports.telemetry import DeliveryEvents, JobEvents, RefusalEvents
+from ports.telemetry import DeliveryEvents, JobEvents, RefusalEvents, RollbackEvents
 
 
-class Unobserved(JobEvents, DeliveryEvents, RefusalEvents):
+class Unobserved(JobEvents, DeliveryEvents, RefusalEvents, RollbackEvents):
     def job_enqueued(self, name: str) -> None:
         pass
 
@@ -25,4 +25,7 @@ class Unobserved(JobEvents, DeliveryEvents, RefusalEvents):
         pass
 
     def site_refused(self, verdict: str, site: str) -> None:
+        pass
+
+    def ytdlp_rolled_back(self, extractor: str) -> None:
         pass

@@ -108,6 +108,13 @@ class Settings(BaseSettings):
     ytdlp_update_interval_seconds: float = Field(
         300.0, ge=0, description="yt-dlp self-update period; 0 disables the updater"
     )
+    ytdlp_rollback_failures: int = Field(
+        3,
+        ge=0,
+        le=1000,
+        description="a yt-dlp release is rolled back once this many links of one extractor failed in a "
+        "row on it, not by the site's own verdict, where the previous release ran that extractor; 0: never",
+    )
     ytdlp_channel: Literal["stable", "nightly"] = Field(
         "stable", description="`stable` or `nightly` (pre-releases)"
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -146,9 +146,20 @@ class UpdateOutcome:
 
 
 class Updater(Protocol):
-    async def update(self) -> UpdateOutcome:
+    async def update(self, avoid: Collection[str] = ()) -> UpdateOutcome:
         """Install the newest release beside the running one and switch atomically; a failure is
-        the outcome's `error`, the current version stays."""
+        the outcome's `error`, the current version stays. A newest release that is one of `avoid`
+        (rolled back) is not installed: the current version stays until a newer release."""
         ...
 
     async def current_version(self) -> str | None: ...
+
+    async def previous_version(self, avoid: Collection[str] = ()) -> str | None:
+        """What `roll_back` would go back to: the newest version kept (the packaged one included)
+        older than the one in use and not one of `avoid`; None when there is none."""
+        ...
+
+    async def roll_back(self, avoid: Collection[str]) -> UpdateOutcome:
+        """When the version in use is one of `avoid`: switch to `previous_version(avoid)` at once.
+        `changed` False when it is not, or when nothing older is kept (then `error` says so)."""
+        ...

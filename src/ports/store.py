@@ -17,6 +17,7 @@ from ports.queue import JobQueue
 from ports.queue_view import QueueView
 from ports.quota import UserQuota
 from ports.secrets import InstallSecrets
+from ports.ytdlp_record import YtDlpRecord
 
 
 class Store(
@@ -32,6 +33,7 @@ class Store(
     ChatSettingsStore,
     UpdateInbox,
     HeldBackJobs,
+    YtDlpRecord,
     Protocol,
 ):
     async def close(self) -> None: ...

@@ -49,6 +49,12 @@ class RefusalEvents(Protocol):
         ...
 
 
+class RollbackEvents(Protocol):
+    def ytdlp_rolled_back(self, extractor: str) -> None:
+        """This process went back from a yt-dlp release that broke `extractor`."""
+        ...
+
+
 class UpdateEvents(Protocol):
     def updates_received(self) -> None:
         """The chat service handed over updates (a getUpdates answered, even empty; a webhook

@@ -60,10 +60,10 @@ os.execv(sys.executable, [sys.executable, "-m", "pip", *sys.argv[1:]])
 """
 
 
-def yt_dlp_files(printed: str, broken: str | None = None) -> dict[str, str]:
+def yt_dlp_files(printed: str, broken: str | None = None, main: str = MAIN) -> dict[str, str]:
     files = {
         "yt_dlp/__init__.py": "",
-        "yt_dlp/__main__.py": MAIN,
+        "yt_dlp/__main__.py": main,
         "yt_dlp/version.py": f"__version__ = {printed!r}\n",
         "yt_dlp/late.py": f"VERSION = {printed!r}\n",
     }
@@ -77,11 +77,17 @@ def yt_dlp_files(printed: str, broken: str | None = None) -> dict[str, str]:
 
 
 def publish(
-    index: Path, version: str, printed: str | None = None, broken: str | None = None, ejs: str | None = None
+    index: Path,
+    version: str,
+    printed: str | None = None,
+    broken: str | None = None,
+    ejs: str | None = None,
+    main: str = MAIN,
 ) -> None:
     """A wheel of the fake yt-dlp, by hand: dist-info METADATA, WHEEL and a RECORD with hashes.
-    `ejs`: like the real releases, its `default` extra pins the yt-dlp-ejs of that version."""
-    files = yt_dlp_files(printed or _yt_dlp_style(version), broken)
+    `ejs`: like the real releases, its `default` extra pins the yt-dlp-ejs of that version;
+    `main`: its `python -m yt_dlp` (MAIN: a test script of the updater's tests)."""
+    files = yt_dlp_files(printed or _yt_dlp_style(version), broken, main)
     extra = f"Provides-Extra: default\nRequires-Dist: yt-dlp-ejs=={ejs}; extra == 'default'\n" if ejs else ""
     _wheel(index, "yt-dlp", version, files, extra)
 

@@ -1,5 +1,6 @@
 """Every store port in process memory, for development and fast tests: one class per port
-(jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings, inbox) over one set of tables."""
+(jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings, inbox, the yt-dlp record)
+over one set of tables."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from adapters.memory.queue_view import MemoryQueueView
 from adapters.memory.quota import MemoryUserQuota
 from adapters.memory.secrets import MemoryInstallSecrets
 from adapters.memory.tables import MemoryTables
+from adapters.memory.ytdlp_record import MemoryYtDlpRecord
 from ports.store import Store
 
 
@@ -31,6 +33,7 @@ class MemoryStore(
     MemoryChatSettings,
     MemoryInbox,
     MemoryHeldBackJobs,
+    MemoryYtDlpRecord,
     Store,
 ):
     def __init__(self, *, fair: bool = True) -> None:

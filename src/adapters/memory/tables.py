@@ -15,6 +15,7 @@ from ports.inbox import RawUpdate
 from ports.jobs import FailedJob, Job, NewJob
 from ports.media import VideoInfo
 from ports.pending import PendingRequest
+from ports.ytdlp_record import Rollback, Tally
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,12 @@ class InboxRow:
     handled_at: float | None = None
 
 
+@dataclass(slots=True)
+class FailedLink:
+    failed_at: float
+    requeued: bool = False
+
+
 @dataclass
 class MemoryTables:
     jobs: dict[int, Job] = field(default_factory=dict)
@@ -49,6 +56,10 @@ class MemoryTables:
     cancel_asked: set[int] = field(default_factory=set)
     fair: bool = True
     inbox: dict[int, InboxRow] = field(default_factory=dict)
+    ytdlp_tallies: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    ytdlp_failed_links: dict[tuple[str, str, str], FailedLink] = field(default_factory=dict)
+    """(extractor, version, url) → when the link first failed, and whether its jobs were requeued."""
+    ytdlp_rollbacks: dict[str, Rollback] = field(default_factory=dict)
     next_job_id: int = 1
     next_failed_id: int = 1
 

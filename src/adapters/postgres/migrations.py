@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from adapters.postgres.fair_order import FAIR_ORDER
 from adapters.postgres.queue_functions import CLAIM_JOBS, HOLDERS, STORE_NOW, TAKE_BACK_ABSENT
+from adapters.postgres.ytdlp_tables import YTDLP_RECORD
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,4 +326,5 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE TABLE job_cancels (job_id bigint PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE)",
         ),
     ),
+    Migration("yt-dlp record", YTDLP_RECORD),
 )

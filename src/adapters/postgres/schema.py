@@ -98,6 +98,9 @@ _OURS: Final = (
     "inbox",
     "user_links",
     "job_cancels",
+    "ytdlp_tallies",
+    "ytdlp_failed_links",
+    "ytdlp_rollbacks",
 )
 
 

@@ -1,6 +1,6 @@
 """Every store port on one PostgreSQL database, for one ingest process and many workers on many
 machines: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets, chat_settings,
-inbox) over one pool.
+inbox, the yt-dlp record) over one pool.
 
 Unlike SQLite there is no single-instance lock: any number of processes share the database, and
 the leases, fencing tokens and dead-holder rule of the queue are what keep them apart; a process
@@ -36,6 +36,7 @@ from adapters.postgres.queue_view import PostgresQueueView
 from adapters.postgres.quota import PostgresUserQuota
 from adapters.postgres.schema import MIGRATIONS, Migration, migrate
 from adapters.postgres.secrets import PostgresInstallSecrets
+from adapters.postgres.ytdlp_record import PostgresYtDlpRecord
 from ports.clock import Clock
 from ports.notices import WorkNotices
 from ports.store import Store
@@ -61,6 +62,7 @@ class PostgresStore(
     PostgresChatSettings,
     PostgresInbox,
     PostgresHeldBackJobs,
+    PostgresYtDlpRecord,
     WorkNotices,
     Store,
 ):

@@ -27,7 +27,7 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from ports.telemetry import ApiEvents, DeliveryEvents, JobEvents, RefusalEvents
+from ports.telemetry import ApiEvents, DeliveryEvents, JobEvents, RefusalEvents, RollbackEvents
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 JOB_BUCKETS = (0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600)
@@ -96,7 +96,7 @@ def _gauge(name: str, documentation: str, value: float) -> GaugeMetricFamily:
     return GaugeMetricFamily(name, documentation, value=value)
 
 
-class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents, RefusalEvents):
+class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents, RefusalEvents, RollbackEvents):
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
         r = self.registry
@@ -150,6 +150,12 @@ class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents, RefusalEvents):
             ["verdict", "site"],
             registry=r,
         )
+        self._rollbacks = Counter(
+            "vidrelay_ytdlp_rollbacks",
+            "Switches back from a yt-dlp release that broke an extractor, by that extractor.",
+            ["extractor"],
+            registry=r,
+        )
         self._state = _StateCollector()
         r.register(self._state)
 
@@ -180,6 +186,9 @@ class PrometheusMetrics(JobEvents, DeliveryEvents, ApiEvents, RefusalEvents):
 
     def site_refused(self, verdict: str, site: str) -> None:
         self._refusals.labels(verdict, site).inc()
+
+    def ytdlp_rolled_back(self, extractor: str) -> None:
+        self._rollbacks.labels(extractor).inc()
 
     def render(self, state: ProcessState) -> bytes:
         """The exposition text, with `state` as the values of the moment."""

@@ -218,6 +218,41 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        "yt-dlp record",
+        (
+            # How each extractor fared on each yt-dlp release (ports.ytdlp_record).
+            """
+            CREATE TABLE ytdlp_tallies (
+                extractor TEXT NOT NULL,
+                version TEXT NOT NULL,
+                successes INTEGER NOT NULL DEFAULT 0,
+                failures INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (extractor, version)
+            ) WITHOUT ROWID
+            """,
+            # The links that failed since the extractor's last success on the release; after a
+            # rollback, the links whose jobs are to be requeued (once).
+            """
+            CREATE TABLE ytdlp_failed_links (
+                extractor TEXT NOT NULL,
+                version TEXT NOT NULL,
+                url TEXT NOT NULL,
+                failed_at REAL NOT NULL,
+                requeued INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (extractor, version, url)
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE ytdlp_rollbacks (
+                version TEXT PRIMARY KEY,
+                extractor TEXT NOT NULL,
+                to_version TEXT NOT NULL,
+                at REAL NOT NULL
+            ) WITHOUT ROWID
+            """,
+        ),
+    ),
 )
 
 

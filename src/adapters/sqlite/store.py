@@ -1,7 +1,7 @@
 """Every store port on one embedded SQLite file (WAL, group commit), with the memory store's
 semantics: one class per port (jobs, failed_jobs, pending, blobs, caches, secrets,
-chat_settings, inbox) over one writer; work notices from other processes (`vidrelay jobs retry`)
-through the file's data_version."""
+chat_settings, inbox, the yt-dlp record) over one writer; work notices from other processes
+(`vidrelay jobs retry`) through the file's data_version."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from adapters.sqlite.schema import MIGRATIONS, Migration
 from adapters.sqlite.secrets import SqliteInstallSecrets
 from adapters.sqlite.transaction import DRIVER_ERRORS
 from adapters.sqlite.writer import GroupCommitWriter
+from adapters.sqlite.ytdlp_record import SqliteYtDlpRecord
 from ports.clock import Clock
 from ports.errors import StoreError, StoreRefused
 from ports.notices import WorkNotices
@@ -53,6 +54,7 @@ class SqliteStore(
     SqliteChatSettings,
     SqliteInbox,
     SqliteHeldBackJobs,
+    SqliteYtDlpRecord,
     Store,
     WorkNotices,
 ):

@@ -10,32 +10,44 @@ directory on PYTHONPATH), renamed to its version, and only then selected: a new 
 under a temporary name and `os.replace`d over `current`. The link is never missing and never
 points at a half-written install; a download spawned before the switch resolved the old
 directory and keeps it. Any failure keeps the current version and removes what it made.
-The previous version stays (a running download may still import from it); older ones go.
+The previous version stays (a running download may still import from it, and a rollback goes
+back to it); older ones go.
+
+A rollback (`roll_back`) selects the newest older version kept — the previous one, or the packaged
+yt-dlp, by removing the link — when the version in use is one the caller names as broken; an update
+does not install a release so named again, and waits for a newer one.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.metadata
 import json
 import logging
 import os
 import re
 import secrets
-import shutil
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
 from adapters.process import ChildProcesses
+from adapters.ytdlp.installs import (
+    PACKAGE,
+    Install,
+    packaged_version,
+    previous_install,
+    release_of,
+    remove_tree,
+)
 from ports.media import UpdateOutcome, Updater
 
 log = logging.getLogger("vidrelay.ytdlp.updater")
 
 Channel = Literal["stable", "nightly"]
 
-PACKAGE = "yt-dlp"
+__all__ = ["EXTRAS", "YtDlpUpdater", "packaged_version", "release_of"]
+
 EXTRAS = "default"
 """What a release needs beside it: yt-dlp-ejs (YouTube's challenge solver, pinned by each release to
 the version it works with), brotli, websockets, certifi… The `deno` extra is not reinstalled: it
@@ -52,28 +64,6 @@ _TAIL_CHARS = 2000
 
 class _StepFailed(Exception):
     """One step of an update failed; the current version stays."""
-
-
-def release_of(version: str) -> tuple[int, ...]:
-    """The numeric release: `2025.01.12` (what yt-dlp prints) and `2025.1.12` (what pip says) match,
-    as do a nightly's `2025.01.12.232754` and `2025.1.12.232754.dev0`."""
-    words = version.strip().lstrip("v").split()
-    numbers: list[int] = []
-    for part in (words[0] if words else "").split("."):
-        if not part.isdigit():
-            break
-        numbers.append(int(part))
-    while numbers and numbers[-1] == 0:
-        numbers.pop()
-    return tuple(numbers)
-
-
-def packaged_version() -> str | None:
-    """The yt-dlp installed with vidrelay, which runs while no versioned install is selected."""
-    try:
-        return importlib.metadata.version(PACKAGE)
-    except importlib.metadata.PackageNotFoundError:
-        return None
 
 
 class YtDlpUpdater(Updater):
@@ -104,6 +94,8 @@ class YtDlpUpdater(Updater):
         self._verify_timeout = verify_timeout
         self._children = ChildProcesses()
         self._inflight: asyncio.Future[UpdateOutcome] | None = None
+        self._switching = asyncio.Lock()
+        """Held by an update and by a rollback: each decides from the version in use."""
 
     @property
     def versions_dir(self) -> Path:
@@ -121,14 +113,15 @@ class YtDlpUpdater(Updater):
         link = self.current_link
         return Path(os.path.realpath(link)) if link.exists() else None
 
-    async def update(self) -> UpdateOutcome:
+    async def update(self, avoid: Collection[str] = ()) -> UpdateOutcome:
         """Single flight: a call while an update runs gets that update's outcome."""
         if self._inflight is not None:
             return await asyncio.shield(self._inflight)
         inflight: asyncio.Future[UpdateOutcome] = asyncio.get_running_loop().create_future()
         self._inflight = inflight
         try:
-            outcome = await self._update()
+            async with self._switching:
+                outcome = await self._update(avoid)
         except asyncio.CancelledError:
             inflight.set_result(UpdateOutcome(False, None, None, error="update cancelled"))
             raise
@@ -140,11 +133,14 @@ class YtDlpUpdater(Updater):
         inflight.set_result(outcome)
         return outcome
 
-    async def _update(self) -> UpdateOutcome:
+    async def _update(self, avoid: Collection[str]) -> UpdateOutcome:
         before = await self.current_version()
         try:
             await asyncio.to_thread(self._remove_leftovers)
             latest = await self._latest()
+            if release_of(latest) in {release_of(v) for v in avoid}:
+                log.info("yt-dlp %s was rolled back: staying on %s until a newer release", latest, before)
+                return UpdateOutcome(False, before, before)
             if before is not None and release_of(latest) <= release_of(before):
                 log.info("yt-dlp %s is up to date (%s channel)", before, self._channel)
                 return UpdateOutcome(False, before, before)
@@ -162,6 +158,30 @@ class YtDlpUpdater(Updater):
         except OSError:
             log.warning("yt-dlp update: could not remove old versions", exc_info=True)
         return UpdateOutcome(True, before, latest)
+
+    async def previous_version(self, avoid: Collection[str] = ()) -> str | None:
+        previous = await asyncio.to_thread(self._previous, await self.current_version(), avoid)
+        return previous.version if previous is not None else None
+
+    async def roll_back(self, avoid: Collection[str]) -> UpdateOutcome:
+        async with self._switching:
+            before = await self.current_version()
+            if before is None or release_of(before) not in {release_of(v) for v in avoid}:
+                return UpdateOutcome(False, before, before)
+            target = await asyncio.to_thread(self._previous, before, avoid)
+            if target is None:
+                return UpdateOutcome(False, before, before, error=f"no yt-dlp older than {before} is kept")
+            try:
+                await asyncio.to_thread(self._select, target)
+            except OSError as e:
+                return UpdateOutcome(False, before, before, error=f"rollback: {e}")
+            log.info("yt-dlp switched back: %s -> %s", before, target.version)
+            return UpdateOutcome(True, before, target.version)
+
+    def _previous(self, current: str | None, avoid: Collection[str]) -> Install | None:
+        if current is None or self._selected_dir() is None:
+            return None  # the packaged yt-dlp runs: nothing older is kept
+        return previous_install(self.versions_dir, current, avoid)
 
     async def _latest(self) -> str:
         """The newest release the index offers on this channel (pip's resolver, nothing installed)."""
@@ -205,7 +225,7 @@ class YtDlpUpdater(Updater):
             installed = await asyncio.to_thread(self._settle, staged, version)
             await asyncio.to_thread(self._switch_to, installed)
         except BaseException:
-            await asyncio.shield(asyncio.to_thread(_remove_tree, staged))
+            await asyncio.shield(asyncio.to_thread(remove_tree, staged))
             raise
         return installed
 
@@ -229,25 +249,38 @@ class YtDlpUpdater(Updater):
         if final.exists() or final.is_symlink():
             discarded = self.versions_dir / f"{_DISCARDED_PREFIX}{version}-{secrets.token_hex(4)}"
             final.rename(discarded)
-            _remove_tree(discarded)
+            remove_tree(discarded)
         staged.rename(final)
         return final
 
     def _switch_to(self, install: Path) -> None:
+        try:
+            self._link(install)
+        except OSError:
+            remove_tree(install)
+            raise
+
+    def _link(self, install: Path) -> None:
         temporary = self._root / f"{_LINK_PREFIX}{secrets.token_hex(4)}"
         try:
             temporary.symlink_to(Path(VERSIONS_DIR) / install.name)
             os.replace(temporary, self.current_link)
         except OSError:
             temporary.unlink(missing_ok=True)
-            _remove_tree(install)
             raise
+
+    def _select(self, install: Install) -> None:
+        """Back to a kept version; to the packaged one, the link goes (one unlink, as atomic)."""
+        if install.folder is None:
+            self.current_link.unlink(missing_ok=True)
+        else:
+            self._link(install.folder)
 
     def _prune(self, keep: set[str]) -> None:
         for entry in self.versions_dir.iterdir():
             if entry.name not in keep and not entry.name.startswith("."):
                 log.info("yt-dlp update: removing old version %s", entry.name)
-                _remove_tree(entry)
+                remove_tree(entry)
 
     def _remove_leftovers(self) -> None:
         """Hidden names are work in progress of an update; none runs now, so they are garbage."""
@@ -257,7 +290,7 @@ class YtDlpUpdater(Updater):
             *(self.versions_dir.glob(f"{_DISCARDED_PREFIX}*")),
         ]
         for leftover in leftovers:
-            _remove_tree(leftover)
+            remove_tree(leftover)
 
     async def _run_pip(self, *args: str, timeout: float, what: str) -> str:
         argv = (
@@ -299,10 +332,3 @@ def _env_with_pythonpath(install: Path) -> dict[str, str]:
 
 def _canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _remove_tree(path: Path) -> None:
-    if path.is_symlink() or path.is_file():
-        path.unlink(missing_ok=True)
-    elif path.exists():
-        shutil.rmtree(path, ignore_errors=True)

@@ -10,6 +10,7 @@ from core.requests.job_names import DOWNLOAD_INLINE, DOWNLOAD_VIDEO, SWEEP_BLOBS
 from core.work.download.job import DownloadVideo
 from core.work.inline import DownloadInline
 from core.work.periodic import SWEEP_INTERVAL_SECONDS, SweepBlobs, SweepCaches, UpdateYtDlp
+from core.work.rollback.watch import ReleaseWatch
 from core.work.site_refusals import SiteRefusals
 
 UPDATE_TIMEOUT_SECONDS = 900.0
@@ -27,16 +28,19 @@ def job_types(
     sweep_caches: SweepCaches,
     download_timeout: float,
     refusals: SiteRefusals,
+    releases: ReleaseWatch | None,
 ) -> list[JobType]:
     """`inline` only with a cache chat; the updater only with an interval. A video job's end
-    reaches `refusals` after its chat heard it (a site's verdict is the operator's news too)."""
+    reaches `refusals` after its chat heard it (a site's verdict is the operator's news too), and
+    `releases` (with the updater): a link that failed on a rolled-back yt-dlp is requeued."""
+    heard = [refusals.on_dead, *([releases.on_dead] if releases is not None else [])]
     types = [
         JobType(
             DOWNLOAD_VIDEO,
             download.run,
             timeout_seconds=download_timeout,
             on_retry=download.on_retry,
-            on_dead=_then(download.on_dead, refusals.on_dead),
+            on_dead=_then(download.on_dead, *heard),
             on_cancel=download.on_cancel,
         ),
         JobType(SWEEP_BLOBS, sweep_blobs.run, interval_seconds=SWEEP_INTERVAL_SECONDS),
@@ -48,7 +52,7 @@ def job_types(
                 DOWNLOAD_INLINE,
                 inline.run,
                 timeout_seconds=download_timeout,
-                on_dead=_then(inline.on_dead, refusals.on_dead),
+                on_dead=_then(inline.on_dead, *heard),
             )
         )
     if update is not None and update.interval_seconds > 0:
@@ -63,9 +67,9 @@ def job_types(
     return types
 
 
-def _then(first: DeadHook, second: DeadHook) -> DeadHook:
-    async def both(dead: DeadJob) -> None:
-        await first(dead)
-        await second(dead)
+def _then(*hooks: DeadHook) -> DeadHook:
+    async def each(dead: DeadJob) -> None:
+        for hook in hooks:
+            await hook(dead)
 
-    return both
+    return each

@@ -7,7 +7,7 @@ interval (job_types.py), never a second while one waits or runs.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import asdict
 
 from returns.result import Failure, Success
@@ -38,19 +38,23 @@ class UpdateYtDlp:
         updater: Updater,
         interval_seconds: float,
         on_updated: Callable[[], None],
+        follow_rollbacks: Callable[[], Awaitable[Collection[str]]],
         status: UpdateStatus,
         clock: Clock,
     ) -> None:
         """`on_updated`: a new yt-dlp may have fixed a broken extractor (the circuit breakers
-        close); `status`: what /status and /metrics say about the updater."""
+        close); `follow_rollbacks`: leave the version in use if it was rolled back, and name the
+        versions rolled back, which no update installs again (`ReleaseWatch.follow`); `status`:
+        what /status and /metrics say about the updater."""
         self.interval_seconds = interval_seconds
         self._updater = updater
         self._on_updated = on_updated
+        self._follow_rollbacks = follow_rollbacks
         self._status = status
         self._clock = clock
 
     async def run(self, context: JobContext) -> JobOutcome:
-        outcome = await self._updater.update()
+        outcome = await self._updater.update(avoid=await self._follow_rollbacks())
         status = self._status
         status.checked_at, status.error = self._clock.now(), outcome.error
         status.version = outcome.version_after or outcome.version_before

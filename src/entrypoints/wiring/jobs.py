@@ -43,6 +43,8 @@ from core.work.fenced import FencedMessengers
 from core.work.inline import DownloadInline
 from core.work.job_types import job_types
 from core.work.periodic import SweepBlobs, SweepCaches, UpdateYtDlp
+from core.work.rollback.watch import ReleaseWatch
+from core.work.rollback.watched import WatchedDownloader
 from core.work.site_refusals import SiteRefusals
 from entrypoints.node import worker_id
 from entrypoints.wiring.adapters import Adapters, send_budgets
@@ -83,7 +85,35 @@ class Jobs(Adapters):
         prober=prober,
         max_bytes=settings.provided.max_blob_bytes,
     )
-    info = providers.Singleton(InfoService, store, downloader, clock)
+    # Whoever makes work claimable outside the engine (a confirmed prompt, a closed breaker, another
+    # process's NOTIFY) wakes the engine's idle workers through this.
+    work_arrived = providers.Singleton(Signal)
+    breakers = providers.Singleton(CircuitBreakers)
+    reopen_sites = providers.Singleton(ReopenSites, breakers, work_arrived.provided.fire)
+    update_status = providers.Singleton(UpdateStatus)
+    # With the updater, each release is judged by its scrapes and rolled back if it broke an
+    # extractor the previous one ran (core.work.rollback).
+    release_watch = providers.Selector(
+        settings.provided.ytdlp_updates,
+        on=providers.Singleton(
+            ReleaseWatch,
+            record=store,
+            updater=updater,
+            events=metrics,
+            status=update_status,
+            clock=clock,
+            threshold=settings.provided.ytdlp_rollback_failures,
+            on_switched=reopen_sites,
+            wake=work_arrived.provided.fire,
+        ),
+        off=providers.Object(None),
+    )
+    scraper = providers.Selector(
+        settings.provided.ytdlp_updates,
+        on=providers.Singleton(WatchedDownloader, downloader, release_watch),
+        off=downloader,
+    )
+    info = providers.Singleton(InfoService, store, scraper, clock)
     # What a job downloads through: the file comes out playable everywhere and within the limit.
     playable = providers.Singleton(
         PlayableDownloads,
@@ -177,21 +207,17 @@ class Jobs(Adapters):
         ),
         off=providers.Object(None),
     )
-    # Whoever makes work claimable outside the engine (a confirmed prompt, a closed breaker, another
-    # process's NOTIFY) wakes the engine's idle workers through this.
-    work_arrived = providers.Singleton(Signal)
-    breakers = providers.Singleton(CircuitBreakers)
     confirmations = providers.Singleton(
         Confirmations, pending=store, clock=clock, wake=work_arrived.provided.fire, buttons=buttons
     )
-    update_status = providers.Singleton(UpdateStatus)
     update_ytdlp = providers.Selector(
         settings.provided.ytdlp_updates,
         on=providers.Singleton(
             UpdateYtDlp,
             updater=updater,
             interval_seconds=settings.provided.ytdlp_update_interval_seconds,
-            on_updated=providers.Singleton(ReopenSites, breakers, work_arrived.provided.fire),
+            on_updated=reopen_sites,
+            follow_rollbacks=release_watch.provided.follow,
             status=update_status,
             clock=clock,
         ),
@@ -216,6 +242,7 @@ class Jobs(Adapters):
         ),
         download_timeout=settings.provided.attempt_timeout_seconds,
         refusals=site_refusals,
+        releases=release_watch,
     )
     # The job engine, over the job list above: a job that enqueues others does it through the
     # engine's JobSubmitter in its context, so nothing here waits for the engine to exist. SQLite

@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 from aiogram import Router
@@ -17,6 +17,7 @@ from adapters.memory.store import MemoryStore
 from adapters.net.forward_proxy import ForwardProxy
 from adapters.sqlite.store import SqliteStore
 from core.incoming.confirmations import Decision
+from core.work.rollback.watched import WatchedDownloader
 from entrypoints.bot.feeding import PER_UPDATE
 from entrypoints.container import Container, shutdown
 from entrypoints.settings import load_settings
@@ -29,7 +30,7 @@ from tests.support.world import faked_container
 
 
 class StaleUpdater(Updater):
-    async def update(self) -> UpdateOutcome:
+    async def update(self, avoid: Collection[str] = ()) -> UpdateOutcome:
         return UpdateOutcome(changed=False, version_before="2026.01.01", version_after="2026.01.01")
 
     async def current_version(self) -> str | None:
@@ -52,9 +53,10 @@ def test_the_registered_job_list_is_exact(tmp_path: Path, clock: VirtualClock) -
         "update_ytdlp",
     ]
     assert full.inline_requests() is not None
+    assert isinstance(full.scraper(), WatchedDownloader)  # releases are judged by their scrapes
     bare = container(tmp_path, clock, VIDRELAY_YTDLP_UPDATE_INTERVAL_SECONDS="0")
     assert bare.engine().job_names() == ["download_video", "sweep_blobs", "sweep_caches"]
-    assert (bare.inline_requests(), bare.updater()) == (None, None)
+    assert (bare.inline_requests(), bare.updater(), bare.release_watch()) == (None, None, None)
 
 
 async def test_every_service_shares_one_engine_and_one_store(tmp_path: Path, clock: VirtualClock) -> None:

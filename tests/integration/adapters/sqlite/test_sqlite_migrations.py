@@ -54,6 +54,13 @@ CANARIES: dict[int, list[str]] = {
     9: ["UPDATE jobs SET requester = 5, turn = 4 WHERE name = 'canary'"],
     10: ["INSERT INTO user_links (user_id, at) VALUES (77, 1e12)"],
     11: ["INSERT INTO job_cancels (job_id) SELECT id FROM jobs WHERE name = 'canary'"],
+    12: [
+        "INSERT INTO ytdlp_tallies (extractor, version, successes) VALUES ('generic', '2099.1.1', 3)",
+        "INSERT INTO ytdlp_failed_links (extractor, version, url, failed_at)"
+        " VALUES ('generic', '2099.2.1', 'https://canary.example', 0)",
+        "INSERT INTO ytdlp_rollbacks (version, extractor, to_version, at)"
+        " VALUES ('2099.2.1', 'generic', '2099.1.1', 0)",
+    ],
 }
 
 
@@ -101,6 +108,8 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
         chosen = await store.chat_settings(-42)
         links = await store.links_since(77, 0)
         waiting = await store.waiting_updates()
+        tally = await store.tally("generic", "2099.1.1")
+        rollbacks = await store.rollbacks()
     finally:
         await store.close()
 
@@ -116,6 +125,8 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
     assert chosen == (ChatSettings(480, True, False, 600) if version >= 6 else None)
     assert links == ([1e12] if version >= 10 else [])
     assert [k.update.update_id for k in waiting] == ([12] if version >= 8 else [])
+    assert tally.successes == (3 if version >= 12 else 0)
+    assert [r.version for r in rollbacks] == (["2099.2.1"] if version >= 12 else [])
 
 
 async def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:

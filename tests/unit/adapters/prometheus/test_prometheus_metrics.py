@@ -53,6 +53,16 @@ def test_deliveries_api_errors_and_flood_waits() -> None:
     assert seen["vidrelay_telegram_retry_after_seconds_sum"] == 7.0
 
 
+def test_yt_dlp_rollbacks_count_by_the_extractor_that_broke() -> None:
+    metrics = PrometheusMetrics()
+    metrics.ytdlp_rolled_back("generic")
+    metrics.ytdlp_rolled_back("generic")
+    metrics.ytdlp_rolled_back("youtube")
+    seen = samples(metrics)
+    assert seen['vidrelay_ytdlp_rollbacks_total{extractor="generic"}'] == 2
+    assert seen['vidrelay_ytdlp_rollbacks_total{extractor="youtube"}'] == 1
+
+
 def test_the_state_of_the_moment_is_rendered_as_gauges() -> None:
     metrics = PrometheusMetrics()
     state = ProcessState(

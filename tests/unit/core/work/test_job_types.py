@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,8 +32,10 @@ DOWNLOAD_TIMEOUT = 900.0
 class ScriptedUpdater(Updater):
     def __init__(self, *outcomes: UpdateOutcome) -> None:
         self._outcomes = list(outcomes)
+        self.avoided: list[list[str]] = []
 
-    async def update(self) -> UpdateOutcome:
+    async def update(self, avoid: Collection[str] = ()) -> UpdateOutcome:
+        self.avoided.append(list(avoid))
         return self._outcomes.pop(0)
 
     async def current_version(self) -> str | None:
@@ -57,11 +60,21 @@ class Periodic:
     update_status: UpdateStatus
 
 
+async def followed() -> list[str]:
+    """The versions rolled back, as the release watch names them after leaving the one in use."""
+    return ["2025.1.5"]
+
+
 def periodic_of(world: World, updater: Updater | None, interval: float, closes: Closes) -> Periodic:
     status = UpdateStatus()
     update = (
         UpdateYtDlp(
-            updater=updater, interval_seconds=interval, on_updated=closes, status=status, clock=world.clock
+            updater=updater,
+            interval_seconds=interval,
+            on_updated=closes,
+            follow_rollbacks=followed,
+            status=status,
+            clock=world.clock,
         )
         if updater is not None
         else None
@@ -85,6 +98,7 @@ def types_of(world: World, periodic: Periodic, *, inline: bool = False) -> list[
         sweep_caches=periodic.sweep_caches,
         download_timeout=DOWNLOAD_TIMEOUT,
         refusals=world.container.site_refusals(),
+        releases=None,
     )
 
 
@@ -138,10 +152,13 @@ async def test_an_update_that_changed_yt_dlp_closes_the_breakers_and_says_so_in_
 ) -> None:
     world = World(clock, tmp_path)
     closes = Closes()
-    periodic = periodic_of(world, ScriptedUpdater(UpdateOutcome(True, "2025.1.1", "2025.2.2")), 300.0, closes)
+    updater = ScriptedUpdater(UpdateOutcome(True, "2025.1.1", "2025.2.2"))
+    periodic = periodic_of(world, updater, 300.0, closes)
     update = only(world, periodic, "update_ytdlp")
 
     assert isinstance(await update.run(context(world, "update_ytdlp")), Success)
+
+    assert updater.avoided == [["2025.1.5"]]  # a release rolled back is not installed again
 
     assert closes.count == 1
     assert (periodic.update_status.version, periodic.update_status.error) == ("2025.2.2", None)
