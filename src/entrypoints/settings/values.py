@@ -4,12 +4,15 @@ setting is made of (the PostgreSQL URL of its parts)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 from urllib.parse import quote, urlsplit
 
 from pydantic import SecretStr
 
 from core.url_policy import Endpoint
+
+Switch = Literal["on", "off"]
+"""A feature's state as the container's Selectors key it."""
 
 
 def postgres_dsn(host: str, port: int, user: str, password: str, database: str) -> str:
@@ -71,17 +74,8 @@ def split_host_ports(value: Any) -> Any:
     return value
 
 
-class _Combined(Protocol):
-    """The settings that only make sense together (entrypoints.settings.Settings)."""
-
-    @property
-    def store(self) -> str: ...
-
-    @property
-    def telegram_local_mode(self) -> bool: ...
-
-    @property
-    def telegram_api_url(self) -> str: ...
+class _Database(Protocol):
+    """The PostgreSQL connection's settings (entrypoints.settings.storage)."""
 
     @property
     def database_url(self) -> SecretStr | None: ...
@@ -102,6 +96,19 @@ class _Combined(Protocol):
     def database_name(self) -> str: ...
 
 
+class _Combined(_Database, Protocol):
+    """The settings that only make sense together (entrypoints.settings.model.Settings)."""
+
+    @property
+    def store(self) -> str: ...
+
+    @property
+    def telegram_local_mode(self) -> bool: ...
+
+    @property
+    def telegram_api_url(self) -> str: ...
+
+
 def inconsistency(settings: _Combined, *, cloud_bot_api: str) -> str | None:
     """Why these settings cannot go together, naming the variables; None when they can."""
     if settings.telegram_local_mode and settings.telegram_api_url == cloud_bot_api:
@@ -116,7 +123,7 @@ def inconsistency(settings: _Combined, *, cloud_bot_api: str) -> str | None:
     return None
 
 
-def dsn_of(settings: _Combined) -> str:
+def dsn_of(settings: _Database) -> str:
     if settings.database_url is not None:
         return settings.database_url.get_secret_value()
     if settings.database_host is None:
