@@ -4,7 +4,8 @@ handlers do (the life of one job, as a pure state machine, is `core.lifecycle`).
 - engine.py       `Engine`: builds the pieces below and is what the rest of vidrelay holds
 - config.py       `EngineConfig`: the deployment's knobs and the reliability constants
 - registry.py     `JobRegistry`, `JobType`: the named jobs, each registered once
-- context.py      `JobContext`: what a running attempt's handler and hooks are given
+- context.py      `JobContext`: what a running attempt's handler is given
+- hooks.py        what a job type's hooks hear: a retry, a death, a cancel by its user
 - outcome.py      what an attempt comes to: done, deferred or failed
 - submitter.py    `JobSubmitter`: the narrow port a job enqueues other jobs through
 - producing.py    `Producer`: enqueueing a job with its attempt budget; the periodic ticks
@@ -23,7 +24,8 @@ handlers do (the life of one job, as a pure state machine, is `core.lifecycle`).
 - crew.py         `Crew`: the tasks of a running engine, started and stopped in a written order
 - supervision.py  `Supervisor`: background loops that are started again when they die
 - halt.py         `Halt`: the engine stops by itself on a damaged store
-- health.py       what /healthz asks: the store's write health, the engine's health
+- store_health.py `StoreHealth`: whether the store takes writes (the latest write's outcome)
+- health.py       `EngineHealth`: what /healthz asks of the engine
 - backoff.py, signals.py, tasks.py, fields.py   waits between tries, wake-ups, awaiting
                   tasks without leaking them, the fields of every job log line
 """

@@ -27,7 +27,7 @@ from core.jobs.breaker import CircuitBreakers, ReopenSites
 from core.jobs.config import EngineConfig
 from core.jobs.crew import Crew
 from core.jobs.halt import Halt
-from core.jobs.health import EngineHealth, StoreHealth
+from core.jobs.health import EngineHealth
 from core.jobs.heartbeat import Heartbeat
 from core.jobs.in_flight import InFlight
 from core.jobs.lease_watch import LeaseWatch
@@ -36,6 +36,7 @@ from core.jobs.producing import Producer
 from core.jobs.registry import JobRegistry
 from core.jobs.settling import Settler
 from core.jobs.signals import Signal
+from core.jobs.store_health import StoreHealth
 from core.jobs.submitter import JobSubmitter
 from core.lifecycle.retry_policy import Random
 from core.telemetry import Unobserved

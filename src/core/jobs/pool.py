@@ -14,12 +14,13 @@ from core.jobs.breaker import CircuitBreakers
 from core.jobs.claims import Claims
 from core.jobs.config import EngineConfig
 from core.jobs.fence import Reserve
-from core.jobs.health import EngineHealth, StoreHealth
+from core.jobs.health import EngineHealth
 from core.jobs.in_flight import InFlight
 from core.jobs.registry import JobRegistry
 from core.jobs.running import Attempts
 from core.jobs.settling import Settler
 from core.jobs.signals import Signal
+from core.jobs.store_health import StoreHealth
 from core.jobs.submitter import JobSubmitter
 from core.jobs.supervision import Supervisor
 from core.jobs.worker import Worker

@@ -4,7 +4,8 @@
 with a description (the README's table is generated from them: `make readme-config`).
 
 - telegram.py     the token, the Bot API server, webhooks, inline mode's chat, Telegram outages
-- storage.py      the data folder, the store (SQLite, memory, PostgreSQL and its connection)
+- storage.py      the data folder, the store (SQLite, memory, PostgreSQL), the blob folder's cap
+- database.py     the PostgreSQL connection: its URL or parts, its timeouts
 - jobs.py         the job engine: concurrency, attempts, leases, the queue's order, shutdown grace
 - downloads.py    yt-dlp and ffmpeg: concurrency, deadlines, updates, cookies, the download cap
 - egress.py       the SSRF guard and yt-dlp's proxy

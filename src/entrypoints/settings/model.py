@@ -7,6 +7,7 @@ from pydantic import model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from entrypoints.settings.access import AccessSettings
+from entrypoints.settings.database import DatabaseSettings
 from entrypoints.settings.downloads import DownloadSettings
 from entrypoints.settings.egress import EgressSettings
 from entrypoints.settings.environment import PREFIX
@@ -29,6 +30,7 @@ class Settings(
     EgressSettings,
     DownloadSettings,
     JobSettings,
+    DatabaseSettings,
     StorageSettings,
     TelegramSettings,
 ):

@@ -1,14 +1,12 @@
-"""Settings of where vidrelay keeps things: the data folder, the store it runs on (SQLite, memory,
-PostgreSQL and its connection), SQLite's durability and the blob folder's cap."""
+"""Settings of where vidrelay keeps things: the data folder, the store it runs on (SQLite, memory
+or PostgreSQL, whose connection is database.py's), SQLite's durability and the blob folder's cap."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr
-
-from entrypoints.settings.values import dsn_of
+from pydantic import BaseModel, Field
 
 
 class StorageSettings(BaseModel):
@@ -17,47 +15,6 @@ class StorageSettings(BaseModel):
         "sqlite",
         description="`sqlite` (one file in the data folder), `memory` (nothing survives a restart) or "
         "`postgres` (one ingest and many workers sharing `VIDRELAY_DATABASE_URL`)",
-    )
-    database_url: SecretStr | None = Field(
-        None,
-        description="`postgresql://user:password@host:5432/db`, for `VIDRELAY_STORE=postgres` (or the "
-        "`VIDRELAY_DATABASE_HOST`… parts below)",
-    )
-    database_host: str | None = Field(
-        None,
-        description="instead of the URL: the PostgreSQL server, with the port, user, password and database "
-        "below, each taken as written (a password may hold `/`, `#`, `@`, `%`)",
-    )
-    database_port: int = Field(5432, ge=1, le=65535, description="with `VIDRELAY_DATABASE_HOST`")
-    database_user: str = Field("vidrelay", min_length=1, description="with `VIDRELAY_DATABASE_HOST`")
-    database_password: SecretStr | None = Field(None, description="with `VIDRELAY_DATABASE_HOST`")
-    database_name: str = Field("vidrelay", min_length=1, description="with `VIDRELAY_DATABASE_HOST`")
-    database_pool_size: int = Field(
-        4, ge=2, le=100, description="PostgreSQL connections per process, besides the listening one"
-    )
-    database_statement_timeout_seconds: float = Field(
-        15.0,
-        gt=0,
-        le=3600,
-        description="a PostgreSQL call that runs longer fails and is retried (the server stops it; "
-        "behind a silent network the call gives up 2 s later and its connection is dropped)",
-    )
-    database_idle_in_transaction_timeout_seconds: float = Field(
-        30.0,
-        gt=0,
-        le=3600,
-        description="the server ends a vidrelay session that sits this long inside a transaction, "
-        "and its locks go with it",
-    )
-    database_keepalive_seconds: float = Field(
-        10.0,
-        ge=1,
-        le=3600,
-        description="an idle PostgreSQL connection is probed (TCP keepalive, both ends) after this "
-        "long, so a peer that vanished is noticed within about twice it",
-    )
-    database_connect_timeout_seconds: float = Field(
-        10.0, gt=0, le=600, description="a connection to PostgreSQL that takes longer fails and is retried"
     )
     sqlite_synchronous: Literal["FULL", "NORMAL"] = Field(
         "FULL", description="SQLite durability, see Storage and durability"
@@ -77,11 +34,6 @@ class StorageSettings(BaseModel):
     def store_sharing(self) -> Literal["alone", "shared"]:
         """The container's Selector key: `single_process_store` as a word."""
         return "alone" if self.single_process_store else "shared"
-
-    @property
-    def database_dsn(self) -> str:
-        """VIDRELAY_DATABASE_URL, or the URL of its parts (empty: neither is set)."""
-        return dsn_of(self)
 
     @property
     def sqlite_path(self) -> Path:
