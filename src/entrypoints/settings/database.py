@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, SecretStr
 
-from entrypoints.settings.values import dsn_of
+from entrypoints.settings.dsn import dsn_of
 
 
 class DatabaseSettings(BaseModel):

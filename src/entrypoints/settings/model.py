@@ -1,12 +1,15 @@
 """`Settings`: every group of settings in one validated, frozen value, with what spans groups — the
-rule across them, the download cap, and every setting as its variable for `vidrelay config`."""
+rule across them, the download cap, an attempt's deadline, and every setting as its variable for
+`vidrelay config`."""
 
 from __future__ import annotations
 
 from pydantic import model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.media.playable import MAX_FIT_PASSES
 from entrypoints.settings.access import AccessSettings
+from entrypoints.settings.consistency import inconsistency
 from entrypoints.settings.database import DatabaseSettings
 from entrypoints.settings.downloads import DownloadSettings
 from entrypoints.settings.egress import EgressSettings
@@ -15,7 +18,8 @@ from entrypoints.settings.jobs import JobSettings
 from entrypoints.settings.operations import OperationSettings
 from entrypoints.settings.storage import StorageSettings
 from entrypoints.settings.telegram import CLOUD_BOT_API, TelegramSettings
-from entrypoints.settings.values import inconsistency, shown
+from entrypoints.settings.values import shown
+from entrypoints.settings.ytdlp import YtDlpSettings
 
 DOWNLOAD_CAP_FACTOR = 4
 _PRIVATE = frozenset({"ytdlp_cookies_file", "proxy"})
@@ -29,6 +33,7 @@ class Settings(
     AccessSettings,
     EgressSettings,
     DownloadSettings,
+    YtDlpSettings,
     JobSettings,
     DatabaseSettings,
     StorageSettings,
@@ -46,6 +51,12 @@ class Settings(
     def download_cap_bytes(self) -> int:
         """Room for compress-to-fit: a source a few times the limit can still be brought under it."""
         return self.max_download_bytes or DOWNLOAD_CAP_FACTOR * self.upload_limit_bytes
+
+    @property
+    def attempt_timeout_seconds(self) -> float:
+        """A whole attempt: a scrape and a download, each with its own yt-dlp deadline, the passes
+        of a conversion or compression with ffmpeg's, plus the upload."""
+        return 2 * self.ytdlp_timeout_seconds + MAX_FIT_PASSES * self.ffmpeg_timeout_seconds + 300
 
     def masked(self) -> dict[str, str]:
         """Every effective setting as its environment variable, secrets masked."""

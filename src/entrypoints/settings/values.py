@@ -1,11 +1,10 @@
-"""The values of settings as text: parsed from the environment, shown masked, and the one a
-setting is made of (the PostgreSQL URL of its parts)."""
+"""The values of settings as text: parsed from the environment, and shown masked."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Protocol
-from urllib.parse import quote, urlsplit
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
@@ -13,14 +12,6 @@ from core.url_policy import Endpoint
 
 Switch = Literal["on", "off"]
 """A feature's state as the container's Selectors key it."""
-
-
-def postgres_dsn(host: str, port: int, user: str, password: str, database: str) -> str:
-    """A URL whose parts stay what they are: each is percent-quoted (asyncpg unquotes them), so a
-    `/`, `#`, `@` or `%` in a password never splits the URL where it should not."""
-    location = f"[{host}]" if ":" in host else host
-    secret = f":{quote(password, safe='')}" if password else ""
-    return f"postgresql://{quote(user, safe='')}{secret}@{location}:{port}/{quote(database, safe='')}"
 
 
 def is_readable_file(path: Path) -> bool:
@@ -72,67 +63,3 @@ def split_host_ports(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return tuple(host_port(str(part)) for part in value)
     return value
-
-
-class _Database(Protocol):
-    """The PostgreSQL connection's settings (entrypoints.settings.storage)."""
-
-    @property
-    def database_url(self) -> SecretStr | None: ...
-
-    @property
-    def database_host(self) -> str | None: ...
-
-    @property
-    def database_port(self) -> int: ...
-
-    @property
-    def database_user(self) -> str: ...
-
-    @property
-    def database_password(self) -> SecretStr | None: ...
-
-    @property
-    def database_name(self) -> str: ...
-
-
-class _Combined(_Database, Protocol):
-    """The settings that only make sense together (entrypoints.settings.model.Settings)."""
-
-    @property
-    def store(self) -> str: ...
-
-    @property
-    def telegram_local_mode(self) -> bool: ...
-
-    @property
-    def telegram_api_url(self) -> str: ...
-
-
-def inconsistency(settings: _Combined, *, cloud_bot_api: str) -> str | None:
-    """Why these settings cannot go together, naming the variables; None when they can."""
-    if settings.telegram_local_mode and settings.telegram_api_url == cloud_bot_api:
-        return (
-            "VIDRELAY_TELEGRAM_LOCAL_MODE=true needs VIDRELAY_TELEGRAM_API_URL of a local Bot API"
-            " server (api.telegram.org takes no file:// uploads)"
-        )
-    if settings.database_url is not None and settings.database_host is not None:
-        return "set VIDRELAY_DATABASE_URL or VIDRELAY_DATABASE_HOST (with its parts), not both"
-    if settings.store == "postgres" and settings.database_url is None and settings.database_host is None:
-        return "VIDRELAY_DATABASE_URL (or VIDRELAY_DATABASE_HOST) is required with VIDRELAY_STORE=postgres"
-    return None
-
-
-def dsn_of(settings: _Database) -> str:
-    if settings.database_url is not None:
-        return settings.database_url.get_secret_value()
-    if settings.database_host is None:
-        return ""
-    password = settings.database_password.get_secret_value() if settings.database_password else ""
-    return postgres_dsn(
-        settings.database_host,
-        settings.database_port,
-        settings.database_user,
-        password,
-        settings.database_name,
-    )
