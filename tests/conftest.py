@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import settings
 
+from adapters.memory.store import MemoryStore
 from adapters.telegram.deferred_models import defer_aiogram_models
 from tests.support.clock import VirtualClock
 from tests.support.postgres import _migrated_template, pg_dsn, pg_migrated_dsn, postgres_server
@@ -24,3 +25,10 @@ settings.load_profile("vidrelay")
 @pytest.fixture
 def clock() -> VirtualClock:
     return VirtualClock()
+
+
+@pytest.fixture
+def store() -> MemoryStore:
+    """The rows in memory, for a test that needs a store but tests none (the contract suite and
+    the SQLite adapter's tests give their own)."""
+    return MemoryStore()

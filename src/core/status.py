@@ -1,14 +1,13 @@
-"""What `/status` and `/metrics` report, read in one place so the two never disagree; the
-updater's last check is written here by its periodic job (work.periodic)."""
+"""What `/status` and `/metrics` report, read in one place so the two never disagree (the
+updater's last check comes from core.updater_status)."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
-from core import texts
+from core.updater_status import UpdateStatus
 from ports.clock import Clock
 from ports.jobs import QueueCounts
 from ports.media import Downloader
@@ -18,20 +17,6 @@ VERSION_TTL_SECONDS = 600.0
 """`yt-dlp --version` costs a process start and /metrics is scraped every few seconds; the
 version only changes when the updater installs one (and reports it) or an operator swaps the
 install underneath, so a stale answer for ten minutes at most is the bargain."""
-
-
-@dataclass
-class UpdateStatus:
-    """What /status says about the updater."""
-
-    checked_at: float | None = None
-    version: str | None = None
-    error: str | None = None
-    outcomes: Counter[str] = field(default_factory=Counter)
-    """Checks by outcome since start: updated, unchanged, failed (for the metrics)."""
-
-    def describe(self) -> str:
-        return texts.last_update_check(self.checked_at, self.error)
 
 
 class WorkerGauge(Protocol):

@@ -11,6 +11,7 @@ from adapters.filesystem.folder_lock import FolderInUse, holding_folder
 from entrypoints.data_folder import data_folder_problem
 from entrypoints.preflight import missing_tools
 from entrypoints.settings import Settings
+from ports.clock import Clock
 
 CREATES_DATA_FOLDER = {"run": True, "restore": True, "jobs": False}
 """The commands that write the data folder, and whether they make it when it is missing (`jobs`
@@ -28,13 +29,13 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "check":
         return asyncio.run(_check(settings))
     if args.command == "backup":
-        from entrypoints.backups import run_backup
+        from entrypoints.backup import run_backup
 
-        return run_backup(settings, args.path)
+        return run_backup(settings, args.path, clock=_wall_clock(settings))
     if args.command == "restore":
-        from entrypoints.backups import run_restore
+        from entrypoints.restore import run_restore
 
-        return run_restore(settings, Path(args.path))
+        return run_restore(settings, Path(args.path), clock=_wall_clock(settings))
     if args.command in ("run", "demo") and (missing := missing_tools()) is not None:
         print(f"vidrelay: {missing}", file=sys.stderr)
         return 2
@@ -58,6 +59,13 @@ def dispatch(args: argparse.Namespace, settings: Settings) -> int:
         return run_demo()
     print(f"vidrelay: unknown command {args.command}", file=sys.stderr)
     return 2
+
+
+def _wall_clock(settings: Settings) -> Clock:
+    """The container's clock, asked without opening the store (a backup copies the file itself)."""
+    from entrypoints.wiring.stores import Stores
+
+    return Stores(settings=settings).clock()
 
 
 def _unusable_data_folder(command: str, settings: Settings) -> str | None:

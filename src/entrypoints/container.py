@@ -14,8 +14,9 @@ from __future__ import annotations
 from dependency_injector import providers
 
 from core.allowlist import ChatAllowlist
+from core.chat_settings.remembered_access import RememberedAccess
 from core.chat_settings.service import ChatSettingsService
-from core.chat_settings.who_may_change import RememberedAccess, SettingsAccess
+from core.chat_settings.who_may_change import SettingsAccess
 from core.incoming.cancelling import Cancellations
 from core.incoming.inline import InlineRequests
 from core.incoming.intake.announce import Announcements
@@ -28,7 +29,7 @@ from core.incoming.updates.receiving import Receiver
 from core.status import StatusQuery
 from entrypoints.bot.dispatcher import build_dispatcher
 from entrypoints.bot.feeding import DispatcherFeed
-from entrypoints.monitoring.health import Liveness
+from entrypoints.monitoring.liveness import Liveness
 from entrypoints.monitoring.metrics import Observed
 from entrypoints.wiring.jobs import Jobs
 from entrypoints.wiring.stores import shutdown

@@ -40,7 +40,7 @@ from entrypoints.bot.webhook import serve_webhook
 from entrypoints.container import Container, shutdown
 from entrypoints.listening import ListenRefused
 from entrypoints.logs import configure_logging
-from entrypoints.monitoring.health import Liveness
+from entrypoints.monitoring.liveness import Liveness
 from entrypoints.monitoring.metrics import start_metrics
 from entrypoints.settings import Settings, misspelt_settings
 from ports.errors import StoreError

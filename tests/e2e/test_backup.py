@@ -84,12 +84,6 @@ async def test_a_backup_taken_while_the_bot_delivers_20_links_holds_every_row_co
     assert sorted((v.chat_id, v.reply_to) for v in busy.api.videos()) == sorted(sent)
 
 
-@pytest_asyncio.fixture
-async def fresh(tmp_path: Path) -> AsyncIterator[Stack]:
-    async for stack in _stack(tmp_path, VIDRELAY_JOB_CONCURRENCY="1"):
-        yield stack
-
-
 async def delivered(stack: Stack, path: str) -> int:
     user = new_user()
     stack.site.set_route(path, Body(stack.site.clip("short").read_bytes(), "video/mp4"))

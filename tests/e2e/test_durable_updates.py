@@ -29,12 +29,6 @@ NOT_KEPT = "not kept, so not confirmed to Telegram"
 """What the bot logs once the store refused a batch it fetched (after SQLite's busy timeout)."""
 
 
-@pytest_asyncio.fixture
-async def lonely(tmp_path: Path) -> AsyncIterator[Stack]:
-    async for stack in _stack(tmp_path, VIDRELAY_JOB_CONCURRENCY="1"):
-        yield stack
-
-
 def update_id_of(calls: list[CallRecord], chat_id: int, message_id: int) -> int | None:
     """The id of the update carrying this message, once a getUpdates answer handed it out."""
     for call in calls:
@@ -75,8 +69,8 @@ async def delivered_exactly_once(stack: Stack, user: User, message_id: int) -> N
     assert texts.send_again_later() not in [m.text for m in stack.api.messages(user.id)]
 
 
-async def test_sigkill_while_the_store_is_locked_costs_no_link(lonely: Stack) -> None:
-    stack, user = lonely, new_user()
+async def test_sigkill_while_the_store_is_locked_costs_no_link(fresh: Stack) -> None:
+    stack, user = fresh, new_user()
     lock = FileLock(stack.root / "data" / "vidrelay.db")
     await lock.hold()
     try:
@@ -91,8 +85,8 @@ async def test_sigkill_while_the_store_is_locked_costs_no_link(lonely: Stack) ->
     await delivered_exactly_once(stack, user, message_id)
 
 
-async def test_sigterm_while_the_store_is_locked_leaves_the_link_with_telegram(lonely: Stack) -> None:
-    stack, user = lonely, new_user()
+async def test_sigterm_while_the_store_is_locked_leaves_the_link_with_telegram(fresh: Stack) -> None:
+    stack, user = fresh, new_user()
     lock = FileLock(stack.root / "data" / "vidrelay.db")
     await lock.hold()
     try:
@@ -111,10 +105,10 @@ async def test_sigterm_while_the_store_is_locked_leaves_the_link_with_telegram(l
     await delivered_exactly_once(stack, user, message_id)
 
 
-async def test_a_link_kept_before_a_sigkill_is_replayed_from_the_inbox_once(lonely: Stack) -> None:
+async def test_a_link_kept_before_a_sigkill_is_replayed_from_the_inbox_once(fresh: Stack) -> None:
     """Kept, confirmed, killed before its job was handled to the end: the inbox replays it and
     the handled-URL guard keeps the replay from queueing it twice."""
-    stack, user = lonely, new_user()
+    stack, user = fresh, new_user()
     message_id = stack.api.send_text(Chat.private(user), user, stack.site.url("/clips/short.mp4?replay=1"))
     await stack.video_reply(user.id, message_id, timeout=WAIT_SECONDS)
     await stack.until_no_jobs()  # its job is done and gone: only the update is left to replay

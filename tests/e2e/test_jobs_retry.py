@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
 from core.jobs.config import EngineConfig
 from testkit.telegram import Chat
 from testkit.video_site import Body
-from tests.e2e.conftest import WAIT_SECONDS, Stack, _stack, new_user, sha256_of
+from tests.e2e.conftest import WAIT_SECONDS, Stack, new_user, sha256_of
 from tests.support.cli import vidrelay
 
 pytestmark = pytest.mark.slow
@@ -24,13 +21,8 @@ PICKUP_BOUND_SECONDS = EngineConfig().max_idle_seconds / 3
 timeout: only a wake from the retry gets there in time."""
 
 
-@pytest_asyncio.fixture
-async def stack(tmp_path: Path) -> AsyncIterator[Stack]:
-    async for made in _stack(tmp_path, VIDRELAY_JOB_CONCURRENCY="1"):
-        yield made
-
-
-async def test_a_retried_dead_letter_is_claimed_at_once_and_an_unknown_id_is_named(stack: Stack) -> None:
+async def test_a_retried_dead_letter_is_claimed_at_once_and_an_unknown_id_is_named(fresh: Stack) -> None:
+    stack = fresh
     env = stack.bot._env
     user, path = new_user(), "/e2e/retry/later.mp4"
     asked = stack.api.send_text(Chat.private(user), user, stack.site.url(path))  # 404 for now

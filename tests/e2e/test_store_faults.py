@@ -204,16 +204,10 @@ async def test_a_store_file_with_scribbled_table_pages_refuses_the_start_with_on
     assert not (data / "vidrelay.db-wal").exists()
 
 
-@pytest_asyncio.fixture
-async def one_worker(tmp_path: Path) -> AsyncIterator[Stack]:
-    async for stack in _stack(tmp_path, VIDRELAY_JOB_CONCURRENCY="1"):
-        yield stack
-
-
 async def test_a_link_queued_once_the_lock_is_gone_says_so_at_once_while_the_worker_is_busy(
-    one_worker: Stack,
+    fresh: Stack,
 ) -> None:
-    stack = one_worker
+    stack = fresh
     first, second = new_user(), new_user()
     stack.site.set_route("/faults/busy.mp4", Trickle(stack.site.clip("medium").read_bytes(), seconds=30))
     stack.api.send_text(Chat.private(first), first, stack.site.url("/faults/busy.mp4"))

@@ -10,8 +10,9 @@ from returns.result import Success
 
 from adapters.memory.store import MemoryStore
 from core.jobs.breaker import CircuitBreakers
-from core.jobs.context import DeadJob, JobContext
+from core.jobs.context import JobContext
 from core.jobs.engine import Engine, EngineConfig
+from core.jobs.hooks import DeadJob
 from core.jobs.outcome import JobOutcome
 from core.jobs.registry import JobRegistry, JobType
 from core.lifecycle.retry_policy import RetryPolicy

@@ -12,9 +12,16 @@ from tests.support.world import World
 
 
 @pytest.fixture
-def built_world(clock: VirtualClock, tmp_path: Path) -> World:
+def world_settings() -> dict[str, str]:
+    """The VIDRELAY_* settings the world is built with: none but the fakes' own. A test module
+    that needs others overrides this fixture, and keeps the world's building and stopping."""
+    return {}
+
+
+@pytest.fixture
+def built_world(clock: VirtualClock, tmp_path: Path, world_settings: dict[str, str]) -> World:
     """The container as the bot builds it, over the fakes; its engine not started."""
-    return World(clock, tmp_path)
+    return World(clock, tmp_path, **world_settings)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from tests.support.deploy_files import ROOT
 
 SRC = ROOT / "src"
 MIRRORED = (ROOT / "tests" / "unit", ROOT / "tests" / "integration")
-WHOLE_TREE = {"test_layering.py", "test_import_chains.py", "test_test_layout.py"}
+WHOLE_TREE = {"test_layering.py", "test_import_chains.py", "test_test_layout.py", "test_module_sizes.py"}
 """Tests of the whole of src/, at the top of tests/unit."""
 NOT_A_PACKAGE = {
     "deployment": "the image, compose.yaml and docker/: the deployment, not a package of src/",

@@ -17,12 +17,13 @@ _COMPANIONS = ("", "-wal", "-shm")
 """SQLite's files for one database: moved together, so the WAL stays with its database."""
 
 
-def restore(source: Path, store: Path, *, now: float | None = None) -> tuple[StoreFile, Path | None]:
-    """Restore `source` as `store`; the restored file and where the old store was kept (None: none)."""
+def restore(source: Path, store: Path, *, now: float) -> tuple[StoreFile, Path | None]:
+    """Restore `source` as `store`; the restored file and where the old store was kept (None: none),
+    named by the wall time `now`."""
     verify(source)
     incoming = store.with_name(f"{store.name}.restoring")
     restored = backup(source, incoming)
-    aside = _aside(store, time.time() if now is None else now)
+    aside = _aside(store, now)
     kept = _move_aside(store, aside)
     incoming.replace(store)
     return StoreFile(store, restored.size_bytes, restored.schema_version, restored.rows), kept

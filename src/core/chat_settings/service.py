@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from core import texts
 from core.chat_settings.choices import ACTIONS, DONE, changed
 from core.chat_settings.panel import field_answer, panel
-from core.chat_settings.who_may_change import Asker, RememberedAccess
+from core.chat_settings.remembered_access import RememberedAccess
+from core.chat_settings.who_may_change import Asker
 from core.media.keyed_lock import KeyedLock
 from core.texts import BUTTON_NOT_VALID
 from core.trust.buttons import Press, SignedButton, SignedButtons

@@ -6,4 +6,11 @@ handlers one chat at a time (`updates/`). A message with links becomes durable j
 (`inline.py`); a press on a long video's prompt decides it (`confirmations.py`). Nothing here
 downloads or sends a video: that is `core.work`, which this side never imports (a test and an
 import-linter contract say so). Both read and write the values of `core.requests`.
+
+- updates/          an update kept in the inbox, then handed to its handler chat by chat
+- intake/           `LinkIntake`: a message's links become jobs
+- inline.py         `InlineRequests`: an inline query answered, a chosen result queued
+- known_videos.py   `KnownVideos`: is a link's video one Telegram already has (caches only)
+- confirmations.py  `Confirmations`: a long video's prompt decided by one atomic claim
+- cancelling.py     `Cancellations`: /cancel and the 🚫 button take back a user's own links
 """

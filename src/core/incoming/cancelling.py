@@ -17,7 +17,8 @@ from enum import Enum
 from typing import Protocol
 
 from core import texts
-from core.chat_settings.who_may_change import Asker, RememberedAccess
+from core.chat_settings.remembered_access import RememberedAccess
+from core.chat_settings.who_may_change import Asker
 from core.jobs.fields import log_fields
 from core.log_message.cancel_button import CANCEL_JOB
 from core.log_message.state import LogState

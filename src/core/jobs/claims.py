@@ -9,8 +9,8 @@ whose circuit breaker is open are not claimed.
 from __future__ import annotations
 
 from core.jobs.breaker import CircuitBreakers
-from core.jobs.health import StoreHealth
 from core.jobs.in_flight import InFlight
+from core.jobs.store_health import StoreHealth
 from ports.clock import Clock
 from ports.jobs import Job
 from ports.queue import JobQueue

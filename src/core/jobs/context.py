@@ -1,14 +1,12 @@
-"""What a job's handler and hooks are given: the running attempt (`JobContext`), and what a
-retry or a death hook hears."""
+"""What a job's handler is given: the running attempt (`JobContext`); what its hooks hear is in
+hooks.py."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from core.jobs.fence import Fence
 from core.jobs.in_flight import HeldJob
-from core.jobs.outcome import JobFailure
 from core.jobs.submitter import JobSubmitter
 from ports.jobs import Job
 from ports.json import Payload
@@ -47,25 +45,3 @@ class JobContext:
     async def save(self) -> None:
         """Persist `payload` so later attempts (and later boots) see it."""
         await self._save(self.payload)
-
-
-@dataclass(frozen=True, slots=True)
-class DeadJob:
-    job: Job
-    reason: str
-    failure: JobFailure | None = None
-    """None when the job never got to fail: the process died, or its name is unknown."""
-
-
-@dataclass(frozen=True, slots=True)
-class CancelledJob:
-    """A job its user cancelled while it ran: `job.payload` is what the attempt had learned."""
-
-    job: Job
-
-
-@dataclass(frozen=True, slots=True)
-class RetryNotice:
-    context: JobContext
-    failure: JobFailure
-    next_attempt: int

@@ -1,51 +1,43 @@
-"""The worker pool that runs durable jobs.
+"""The engine that runs durable jobs.
 
 Handlers persist a row and return; `concurrency` workers claim rows (write-ahead attempts, fenced
 and renewed leases) and run them. A transient failure is persisted as the row's `available_at`,
 so a backing-off job never blocks a worker and a restart keeps its schedule; a job that defers
-itself (`registry.Deferred`: its chat's turn comes later) goes back the same way, its attempt
+itself (`outcome.Deferred`: its chat's turn comes later) goes back the same way, its attempt
 refunded. Idle workers sleep until the next row is due or an enqueue wakes them — never a busy
 poll. Every background loop is supervised: an error is logged and backed off from, a loop that
 still dies is started again.
 
-The pieces, each built here with what it needs: boot.py (crash attribution at start),
-producing.py (making jobs), claims.py (taking them), worker.py (the loop), running.py (one
-claimed job to its settling), attempt.py (deadlines), settling.py (the finishing writes),
-heartbeat.py (leases), lease_watch.py and fence.py (an attempt that may no longer hold its
-lease stops, and says nothing more to Telegram), supervision.py (staying alive). What they
-share is passed to each: the held jobs (`InFlight`, where an attempt is stopped from outside),
-the store's health, and two signals — `wake` (work may be claimable) and `finished` (a job let
-go of its row).
+The pieces (the package's `__init__` maps them) are each built here with what they need. What
+they share is passed to each: the held jobs (`InFlight`, where an attempt is stopped from
+outside), the store's health, and two signals — `wake` (work may be claimable) and `finished` (a
+job let go of its row).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import math
 from collections import Counter
-from dataclasses import dataclass
 from functools import partial
 
 from core.jobs.attempt import Deadlines
 from core.jobs.backoff import Backoff
 from core.jobs.boot import Boot
 from core.jobs.breaker import CircuitBreakers, ReopenSites
-from core.jobs.claims import Claims
 from core.jobs.config import EngineConfig
-from core.jobs.health import EngineHealth, StoreHealth
+from core.jobs.crew import Crew
+from core.jobs.halt import Halt
+from core.jobs.health import EngineHealth
 from core.jobs.heartbeat import Heartbeat
 from core.jobs.in_flight import InFlight
 from core.jobs.lease_watch import LeaseWatch
+from core.jobs.pool import WorkerPool
 from core.jobs.producing import Producer
 from core.jobs.registry import JobRegistry
-from core.jobs.running import Attempts
 from core.jobs.settling import Settler
 from core.jobs.signals import Signal
+from core.jobs.store_health import StoreHealth
 from core.jobs.submitter import JobSubmitter
-from core.jobs.supervision import Supervisor
-from core.jobs.tasks import all_done, first_of, settle
-from core.jobs.worker import Worker
 from core.lifecycle.retry_policy import Random
 from core.telemetry import Unobserved
 from ports.cancels import JobCancels
@@ -56,8 +48,6 @@ from ports.json import Payload
 from ports.notices import WorkNotices
 from ports.queue import JobQueue
 from ports.telemetry import JobEvents
-
-log = logging.getLogger("vidrelay.engine")
 
 __all__ = ["Engine", "EngineConfig"]
 
@@ -83,7 +73,6 @@ class Engine(JobSubmitter):
         outside the engine (a confirmed prompt, a closed breaker); `notices`: a store shared
         with other processes, whose announcements wake this engine once it runs; `cancels`: where
         its heartbeat reads which of its running jobs their users cancelled (None: never)."""
-        self._clock = clock
         self._notices = notices
         self._registry = registry
         self._config = config
@@ -92,10 +81,8 @@ class Engine(JobSubmitter):
         self._quick_wake = Signal()
         """A quick row was enqueued: the quick lane's worker looks (ports.queue)."""
         self._stopping = asyncio.Event()
-        self._damaged = asyncio.Event()
-        self.damage: StoreDamaged | None = None
-        """Why the engine stopped by itself: the store's data is damaged."""
-        self._health = StoreHealth(clock, on_damaged=self._halt)
+        self._halt = Halt(stopping=self._stopping, wake=self._wake)
+        health = StoreHealth(clock, on_damaged=self._halt)
         events = events or Unobserved()
         in_flight, finished = InFlight(), Signal()
         self._in_flight = in_flight
@@ -105,14 +92,13 @@ class Engine(JobSubmitter):
             hook_timeout_seconds=config.hook_timeout_seconds,
             grace_seconds=config.deadline_grace_seconds,
         )
-        self._deadlines = deadlines
         self._settler = settler = Settler(
             queue=queue,
             clock=clock,
             in_flight=in_flight,
             finished=finished,
             events=events,
-            health=self._health,
+            health=health,
             deadlines=deadlines,
             new_backoff=new_backoff,
         )
@@ -124,7 +110,7 @@ class Engine(JobSubmitter):
             events=events,
             wake=self._wake,
             quick_wake=self._quick_wake,
-            health=self._health,
+            health=health,
         )
         self._boot = Boot(
             queue=queue,
@@ -138,61 +124,47 @@ class Engine(JobSubmitter):
             in_flight=in_flight,
             settler=settler,
         )
-        self._heartbeat = Heartbeat(
+        self._heartbeat = heartbeat = Heartbeat(
             queue=queue,
             cancels=cancels,
             clock=clock,
             worker_id=worker_id,
             in_flight=in_flight,
-            health=self._health,
+            health=health,
             every_seconds=config.heartbeat_seconds,
             lease_seconds=config.lease_seconds,
         )
-        self._lease_watch = LeaseWatch(
-            clock=clock, in_flight=in_flight, idle_seconds=config.heartbeat_seconds
-        )
-        self._claims = claims = Claims(
-            queue=queue,
-            clock=clock,
-            worker_id=worker_id,
-            lease_seconds=config.lease_seconds,
-            breakers=self._breakers,
-            in_flight=in_flight,
-            health=self._health,
-        )
-        attempts = Attempts(
+        self._pool = pool = WorkerPool(
             queue=queue,
             clock=clock,
             registry=registry,
-            retry=config.retry,
+            config=config,
             random=random,
+            worker_id=worker_id,
             breakers=self._breakers,
             in_flight=in_flight,
+            health=health,
             deadlines=deadlines,
             settler=settler,
             jobs=self._producer,
+            reserve=heartbeat.reserve,
+            wake=self._wake,
+            quick_wake=self._quick_wake,
+            finished=finished,
             stopping=self._stopping,
-            reserve=self._heartbeat.reserve,
-            lease_margin_seconds=config.lease_margin_seconds,
+            new_backoff=new_backoff,
         )
-        self._workers = [
-            Worker(
-                n,
-                quick_only=quick,
-                claims=claims,
-                attempts=attempts,
-                settler=settler,
-                clock=clock,
-                wake=self._quick_wake if quick else self._wake,
-                finished=finished,
-                stopping=self._stopping,
-                max_idle_seconds=config.max_idle_seconds,
-                new_backoff=new_backoff,
-            )
-            for n, quick in enumerate([False] * config.concurrency + [True] * config.quick_lane)
-        ]
-        self._supervisor = Supervisor(clock=clock, wanted_workers=config.concurrency, new_backoff=new_backoff)
-        self._running: _Tasks | None = None
+        self._crew = Crew(
+            clock=clock,
+            supervisor=pool.supervisor,
+            workers=pool.workers,
+            counted_workers=config.concurrency,
+            heartbeat=heartbeat,
+            lease_watch=LeaseWatch(clock=clock, in_flight=in_flight, idle_seconds=config.heartbeat_seconds),
+            producer=self._producer,
+            periodic=registry.periodic(),
+            deadlines=deadlines,
+        )
 
     @property
     def breakers(self) -> CircuitBreakers:
@@ -214,44 +186,27 @@ class Engine(JobSubmitter):
 
     @property
     def live_workers(self) -> int:
-        return self._supervisor.live_workers
+        return self._pool.supervisor.live_workers
 
     def health(self) -> EngineHealth:
-        running = self._running is not None and not self._stopping.is_set()
-        return EngineHealth(
-            live_workers=self._supervisor.live_workers,
-            wanted_workers=self._config.concurrency,
-            short_for_seconds=self._supervisor.short_for(self._clock.now()) if running else math.inf,
-            store_refuses_writes=self._health.refusing_writes,
-            grace_seconds=self._config.health_grace_seconds,
-        )
+        return self._pool.health(running=self._running)
 
-    def _halt(self, error: StoreDamaged) -> None:
-        """The store's data is damaged: every worker stops instead of looping on it, once."""
-        if self.damage is not None:
-            return
-        self.damage = error
-        log.critical("the store is damaged, the workers stop", exc_info=error)
-        self._stopping.set()
-        self._wake.fire()
-        self._damaged.set()
+    @property
+    def damage(self) -> StoreDamaged | None:
+        """Why the engine stopped by itself: the store's data is damaged."""
+        return self._halt.damage
 
     async def until_damaged(self) -> StoreDamaged:
         """Returns once the store was found damaged (the process should stop)."""
-        await self._damaged.wait()
-        assert self.damage is not None
-        return self.damage
+        return await self._halt.until_damaged()
 
     async def stalled(self) -> str | None:
-        """Why the workers are stuck though work is claimable, or None: a free worker, a row due
-        for longer than the stall bound, and no claim of this process taking anything meanwhile
-        (a claim that hangs, a worker loop that stopped waking). StoreError when the store
-        cannot say; /healthz then says the store does not answer."""
-        running = self._running is not None and not self._stopping.is_set()
-        if not running or len(self._in_flight) >= self._config.concurrency:
-            return None
-        waited = await self._claims.stalled_for(self._clock.now(), self._config.stall_seconds)
-        return None if waited is None else f"no progress on claimable work for {waited:.0f}s"
+        """Why the workers are stuck though work is claimable, or None (see pool.py)."""
+        return await self._pool.stalled(running=self._running)
+
+    @property
+    def _running(self) -> bool:
+        return self._crew.running and not self._stopping.is_set()
 
     # Producing -------------------------------------------------------------------------
 
@@ -319,60 +274,18 @@ class Engine(JobSubmitter):
         Returns how many jobs gave up at this boot.
         """
         gave_up = await self._boot.run()
-        self._claims.started()
+        self._pool.started()
         if self._notices is not None:
             self._notices.on_work(self.wake)
             self._notices.on_quick_work(self._quick_wake.fire)
             self._notices.on_cancel(self.cancel_asked)
-        keep = self._supervisor.keep_running
-        self._running = _Tasks(
-            # The quick lane's worker is kept alive like the others but is not one of the
-            # `concurrency` workers /healthz counts.
-            workers=[
-                keep(f"vidrelay-worker-{n}", worker.run, worker=n < self._config.concurrency)
-                for n, worker in enumerate(self._workers)
-            ],
-            heartbeat=keep("vidrelay-heartbeat", self._heartbeat.run),
-            lease_watch=keep("vidrelay-lease-watch", self._lease_watch.run),
-            ticks=[
-                keep(f"vidrelay-tick-{job_type.name}", partial(self._producer.tick, job_type))
-                for job_type in self._registry.periodic()
-            ],
-        )
+        self._crew.start()
         return gave_up
 
     async def stop(self, grace_seconds: float) -> None:
-        """Stop claiming; let in-flight jobs finish for `grace_seconds`, then cancel them.
-
-        Cancelled jobs are released with their attempt refunded: the rows wait for the next boot.
-        In this order: the ticks stop enqueueing; the workers get the grace; then the workers and
-        the heartbeat go (it keeps the leases of the jobs still finishing until the workers are
-        done); last, the handlers that ignored their cancellation.
-        """
+        """Stop claiming; let in-flight jobs finish for `grace_seconds`, then cancel them (in the
+        order crew.py gives). Cancelled jobs are released with their attempt refunded: the rows
+        wait for the next boot."""
         self._stopping.set()
         self.wake()
-        running, self._running = self._running, None
-        if running is None:
-            return
-        for task in running.ticks:
-            task.cancel()
-        await settle(running.ticks)
-        # Every worker is let go on its own first, idle ones too: one in the middle of a claim or
-        # of deleting a finished job's row must finish that step, or a claimed job would keep a
-        # spent attempt and a delivered one would run again.
-        await first_of(all_done(running.workers), self._clock.sleep(grace_seconds))
-        for task in [*running.workers, running.heartbeat, running.lease_watch]:
-            task.cancel()
-        await settle(
-            [*running.workers, running.heartbeat, running.lease_watch, *self._deadlines.cancel_abandoned()]
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class _Tasks:
-    """The engine's tasks while it runs, by what each is: stopping takes them in a set order."""
-
-    workers: list[asyncio.Task[None]]
-    heartbeat: asyncio.Task[None]
-    lease_watch: asyncio.Task[None]
-    ticks: list[asyncio.Task[None]]
+        await self._crew.stop(grace_seconds)

@@ -17,8 +17,8 @@ import logging
 from collections import defaultdict
 
 from core.jobs.fields import log_fields
-from core.jobs.health import StoreHealth
 from core.jobs.in_flight import HeldJob, InFlight, StopReason
+from core.jobs.store_health import StoreHealth
 from core.jobs.tasks import first_of
 from ports.cancels import JobCancels
 from ports.clock import Clock

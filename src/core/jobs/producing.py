@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from core.jobs.health import StoreHealth
 from core.jobs.registry import JobRegistry, JobType
 from core.jobs.signals import Signal
+from core.jobs.store_health import StoreHealth
 from core.jobs.submitter import JobSubmitter
 from ports.clock import Clock
 from ports.jobs import Guard, NewJob, SingletonGuard

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
-from core.jobs.context import CancelledJob, DeadJob, JobContext, RetryNotice
+from core.jobs.context import JobContext
+from core.jobs.hooks import CancelledJob, DeadJob, RetryNotice
 from core.jobs.outcome import JobOutcome
 
 

@@ -16,9 +16,10 @@ from returns.result import Failure, Success
 
 from core.jobs.attempt import Deadlines
 from core.jobs.breaker import CircuitBreakers
-from core.jobs.context import JobContext, RetryNotice
+from core.jobs.context import JobContext
 from core.jobs.fence import Fence, Reserve
 from core.jobs.fields import log_fields
+from core.jobs.hooks import RetryNotice
 from core.jobs.in_flight import AttemptStopped, HeldJob, InFlight, StopReason
 from core.jobs.outcome import Deferred, JobFailure, JobOutcome
 from core.jobs.registry import JobRegistry, JobType

@@ -15,13 +15,13 @@ from typing import TypeVar
 
 from core.jobs.attempt import Deadlines
 from core.jobs.backoff import Backoff
-from core.jobs.context import CancelledJob, DeadJob
 from core.jobs.fields import log_fields
-from core.jobs.health import StoreHealth
+from core.jobs.hooks import CancelledJob, DeadJob
 from core.jobs.in_flight import HeldJob, InFlight, StopReason
 from core.jobs.outcome import INTERNAL, JobFailure
 from core.jobs.registry import JobType
 from core.jobs.signals import Signal
+from core.jobs.store_health import StoreHealth
 from core.lifecycle.effects import Complete, DeadLetter, Effect, Release, ScheduleRetry
 from ports.clock import Clock
 from ports.errors import StoreRefused

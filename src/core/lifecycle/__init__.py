@@ -12,4 +12,10 @@ the next claim of a job whose attempts are spent buries it without running it. W
 charges which job is the store's rule (ports.queue: a worker that dies with several jobs in
 flight is charged for none). A periodic job is never dead-lettered: when it fails or is spent it
 is simply done, and its next tick runs it afresh.
+
+- state.py         `JobState`: a job's phase and attempts
+- events.py        the inputs: claimed, rejected, succeeded, failed, released
+- effects.py       the outputs: run, complete, schedule a retry, release, dead-letter, nothing
+- step.py          `step`: the transition itself, and the rule after a failure
+- retry_policy.py  `RetryPolicy`: how long a failed job waits (exponential, jittered, capped)
 """

@@ -11,4 +11,5 @@ Telegram's pacing allows.
 - delivery.py  putting a text into the chat, forgivingly (chunks sent once, then edited)
 - chunks.py    a long HTML text cut into Telegram-sized messages
 - state.py     `LogState`, `LogAddress`: where the message is and stands, saved in the job's payload
+- cancel_button.py  `CancelButtons`: the 🚫 button under a private chat's live log message
 """

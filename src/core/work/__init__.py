@@ -7,6 +7,8 @@
 - delivery/    the one path both take: guard, scrape, download once, upload, record the file_id
 - periodic.py  the periodic jobs: yt-dlp's self-update and the sweeps
 - job_types.py the one list of job types vidrelay runs
+- fenced.py    `FencedMessengers`: the Messenger a job's attempt talks through, fenced by its lease
+- site_refusals.py  what the operator hears when a site refuses the server a video
 
 The handler side (`core.incoming`) never imports anything here.
 """

@@ -14,7 +14,8 @@ import logging
 from returns.result import Failure, Success
 
 from core import texts
-from core.jobs.context import DeadJob, JobContext
+from core.jobs.context import JobContext
+from core.jobs.hooks import DeadJob
 from core.jobs.outcome import JobOutcome
 from core.requests.inline import AUDIO_VARIANT, InlineRequest
 from core.work.delivery.audio import AudioDelivery, audio_meta

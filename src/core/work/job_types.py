@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from core.jobs.context import DeadJob
+from core.jobs.hooks import DeadJob
 from core.jobs.registry import JobType
 from core.requests.job_names import DOWNLOAD_INLINE, DOWNLOAD_VIDEO, SWEEP_BLOBS, SWEEP_CACHES, UPDATE_YTDLP
 from core.work.download.job import DownloadVideo

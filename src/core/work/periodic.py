@@ -16,7 +16,7 @@ from core.jobs.context import JobContext
 from core.jobs.outcome import JobFailure, JobOutcome
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
-from core.status import UpdateStatus
+from core.updater_status import UpdateStatus
 from ports.caches import HandledUrls
 from ports.clock import Clock
 from ports.inbox import UpdateInbox

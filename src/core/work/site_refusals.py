@@ -14,8 +14,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from core.jobs.context import DeadJob
 from core.jobs.fields import log_fields
+from core.jobs.hooks import DeadJob
 from core.ytdlp_errors import SITE_VERDICTS, FailureKind, classify_ytdlp, error_lines
 from ports.clock import Clock
 from ports.media import ToolFailure

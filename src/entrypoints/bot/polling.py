@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Sequence
 from typing import Protocol
 
 from core.incoming.updates.polling import Polling
-from entrypoints.monitoring.health import Liveness
+from entrypoints.monitoring.liveness import Liveness
 
 log = logging.getLogger("vidrelay.run")
 EXIT_OK, EXIT_FATAL = 0, 1

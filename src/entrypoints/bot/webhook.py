@@ -29,7 +29,7 @@ from adapters.telegram.updates import raw_update_of_json
 from core.incoming.updates.receiving import Receiver
 from core.update_freshness import UpdateFreshness
 from entrypoints.listening import listen
-from entrypoints.monitoring.health import Liveness
+from entrypoints.monitoring.liveness import Liveness
 from entrypoints.settings import Settings
 from ports.bot_account import BotAccount
 from ports.clock import Clock

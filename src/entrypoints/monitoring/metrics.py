@@ -15,7 +15,8 @@ from adapters.prometheus.metrics import CONTENT_TYPE, ProcessState, PrometheusMe
 from core.jobs.breaker import CircuitBreakers
 from core.status import StatusQuery
 from entrypoints.listening import listen
-from entrypoints.monitoring.health import Liveness, Waits, Workers, health_problem
+from entrypoints.monitoring.health import Waits, Workers, health_problem
+from entrypoints.monitoring.liveness import Liveness
 from ports.clock import Clock
 from ports.errors import StoreError
 

@@ -25,9 +25,9 @@ from core.media.info_cache import InfoService
 from core.media.playable import PlayableDownloads
 from core.media.sound import SoundFetcher
 from core.media.thumbnails import Thumbnails
-from core.status import UpdateStatus
 from core.trust.buttons import SignedButtons
 from core.trust.keys import InstallKeys
+from core.updater_status import UpdateStatus
 from core.url_guard import UrlGuard
 from core.work.delivery.audio import AudioDelivery
 from core.work.delivery.outage import TelegramOutages

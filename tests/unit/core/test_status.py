@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 from adapters.memory.store import MemoryStore
-from core.status import VERSION_TTL_SECONDS, StatusQuery, UpdateStatus
+from core.status import VERSION_TTL_SECONDS, StatusQuery
+from core.updater_status import UpdateStatus
 from ports.jobs import NewJob
 from tests.support.clock import VirtualClock
 from tests.support.downloader import ScriptedDownloader

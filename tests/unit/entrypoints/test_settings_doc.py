@@ -24,7 +24,7 @@ def test_the_readme_table_is_the_rendered_settings_model() -> None:
     actual = table_in(README.read_text(encoding="utf-8"))
     assert actual is not None, f"README.md lost the markers {BEGIN!r} ... {END!r}"
     assert actual == expected, (
-        f"README.md's configuration table differs from src/entrypoints/settings.py. "
+        f"README.md's configuration table differs from src/entrypoints/settings/. "
         f"Regenerate it with:\n    {REGENERATE}\nThe table it should hold:\n\n{expected}"
     )
 

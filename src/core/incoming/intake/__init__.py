@@ -4,4 +4,5 @@
 - message.py   `IncomingMessage` and `IntakeReport`, the two values the handler and the intake share
 - announce.py  a private chat's log message goes out as soon as its job exists
 - limits.py    the operator's per-user hourly and daily link limits, counted in the store
+- windows.py   the pure rule behind them: which limit refuses one more link, and until when
 """

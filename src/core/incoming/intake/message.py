@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from core.incoming.intake.limits import LimitReached
+from core.incoming.intake.windows import LimitReached
 from core.urls import Entity
 
 

@@ -9,4 +9,5 @@
                   recording what was sent
 - failures.py     a failure as the engine takes it, with a reason a user may read
 - turns.py        a video's turn in its chat under Telegram's pacing
+- outage.py       `TelegramOutages`: a job that cannot reach Telegram waits, its attempt not charged
 """

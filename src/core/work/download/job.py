@@ -13,8 +13,9 @@ import logging
 
 from returns.result import Failure, Success
 
-from core.jobs.context import CancelledJob, DeadJob, JobContext, RetryNotice
+from core.jobs.context import JobContext
 from core.jobs.fields import log_fields
+from core.jobs.hooks import CancelledJob, DeadJob, RetryNotice
 from core.jobs.outcome import JobOutcome
 from core.requests.download import DownloadRequest
 from core.work.delivery.audio import AudioDelivery

@@ -5,7 +5,7 @@ and when its user cancelled it while it ran, 🚫 (a group heard from /cancel it
 from __future__ import annotations
 
 from core import texts
-from core.jobs.context import CancelledJob, DeadJob, RetryNotice
+from core.jobs.hooks import CancelledJob, DeadJob, RetryNotice
 from core.jobs.tasks import first_of
 from core.log_message.views import LogViews
 from core.requests.download import DownloadRequest

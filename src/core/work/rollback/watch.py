@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 from returns.result import Failure, Result, Success
 
-from core.jobs.context import DeadJob
-from core.status import UpdateStatus
+from core.jobs.hooks import DeadJob
+from core.updater_status import UpdateStatus
 from core.work.rollback.blame import BLAMED_CODES, blamed, succeeded
 from ports.clock import Clock
 from ports.media import ToolFailure, Updater, VideoInfo

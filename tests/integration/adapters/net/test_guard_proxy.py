@@ -17,7 +17,7 @@ from adapters.net.proxy_session import ProxySession
 from core.url_policy import Endpoint, GuardRules
 from ports.net import HostResolver
 from testkit.video_site import Stall, VideoServer
-from tests.support.integration import CLIPS_DIR, wait_until
+from tests.support.integration import wait_until
 
 pytestmark = pytest.mark.slow
 REFUSAL = b"HTTP/1.1 403 Refused by vidrelay"
@@ -79,12 +79,6 @@ class Setup:
         return "Basic " + base64.b64encode(userinfo.encode()).decode()
 
 
-@pytest.fixture
-async def video_site() -> AsyncIterator[VideoServer]:
-    async with VideoServer(CLIPS_DIR) as server:
-        yield server
-
-
 async def _setup(site: VideoServer, **proxy_options: float) -> Setup:
     resolver = CountingResolver({"site.test": ["127.0.0.1"], "rebind.test": ["127.0.0.1"]})
     rules = GuardRules([Endpoint("127.0.0.1", site.port), Endpoint("site.test", site.port)])
@@ -93,8 +87,8 @@ async def _setup(site: VideoServer, **proxy_options: float) -> Setup:
 
 
 @pytest.fixture
-async def setup(video_site: VideoServer) -> AsyncIterator[Setup]:
-    s = await _setup(video_site)
+async def setup(video_server: VideoServer) -> AsyncIterator[Setup]:
+    s = await _setup(video_server)
     yield s
     await s.proxy.aclose()
 
@@ -169,7 +163,7 @@ async def test_plain_http_to_an_allowlisted_site_is_forwarded_whole_and_closed(s
     assert setup.session.refusals == []
 
 
-async def test_the_proxy_credentials_and_hop_headers_never_reach_the_site(video_site: VideoServer) -> None:
+async def test_the_proxy_credentials_and_hop_headers_never_reach_the_site(video_server: VideoServer) -> None:
     seen: list[bytes] = []
 
     async def record(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -289,10 +283,10 @@ async def test_garbage_and_oversized_heads_end_only_their_own_connection(setup: 
     assert head.startswith(b"HTTP/1.1 200 ")
 
 
-async def test_a_stalled_upstream_is_closed_after_the_idle_timeout(video_site: VideoServer) -> None:
-    s = await _setup(video_site, idle_timeout=0.5)
+async def test_a_stalled_upstream_is_closed_after_the_idle_timeout(video_server: VideoServer) -> None:
+    s = await _setup(video_server, idle_timeout=0.5)
     try:
-        head, body = await _exchange(s.proxy, _get(video_site.url("/faults/stall.mp4"), s.auth))
+        head, body = await _exchange(s.proxy, _get(video_server.url("/faults/stall.mp4"), s.auth))
         assert head.startswith(b"HTTP/1.1 200 ")
         assert body == b""  # the headers came, then the proxy hung up on the silence
         await wait_until(lambda: s.proxy.open_connections == 0)
@@ -312,18 +306,18 @@ async def test_a_client_that_vanishes_mid_download_leaves_the_proxy_serving(setu
 
 
 async def test_connections_beyond_the_cap_wait_then_are_told_the_proxy_is_busy(
-    video_site: VideoServer,
+    video_server: VideoServer,
 ) -> None:
-    video_site.set_route("/stall", Stall())
-    s = await _setup(video_site, max_connections=1, head_timeout=0.5)
+    video_server.set_route("/stall", Stall())
+    s = await _setup(video_server, max_connections=1, head_timeout=0.5)
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", await s.proxy.port())
-        writer.write(_get(video_site.url("/stall"), s.auth).encode())
+        writer.write(_get(video_server.url("/stall"), s.auth).encode())
         await reader.readuntil(b"\r\n\r\n")  # holds the only slot
-        head, _ = await _exchange(s.proxy, _get(video_site.url("/clips/short.mp4"), s.auth))
+        head, _ = await _exchange(s.proxy, _get(video_server.url("/clips/short.mp4"), s.auth))
         writer.close()
         assert head.startswith(b"HTTP/1.1 503 ")
-        assert video_site.hits("/clips/short.mp4") == 0
+        assert video_server.hits("/clips/short.mp4") == 0
     finally:
         await s.proxy.aclose()
 

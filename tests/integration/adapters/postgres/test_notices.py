@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import asyncpg
-import pytest
 
 from adapters.postgres import PostgresStore
 from adapters.postgres.notices import CHANNEL
-from adapters.system.clock import SystemClock
 from ports.jobs import NewJob
 
 NOW = 1_700_000_000.0
@@ -41,19 +38,10 @@ async def subscribed(store: PostgresStore) -> Wakes:
     return wakes
 
 
-@pytest.fixture
-async def pair(pg_dsn: str) -> AsyncIterator[tuple[PostgresStore, PostgresStore]]:
-    worker = await PostgresStore.open(pg_dsn, node="worker", clock=SystemClock())
-    ingest = await PostgresStore.open(pg_dsn, node="ingest", clock=SystemClock())
-    yield worker, ingest
-    await worker.close()
-    await ingest.close()
-
-
 async def test_an_enqueue_in_another_process_wakes_the_idle_workers(
-    pair: tuple[PostgresStore, PostgresStore],
+    two_stores: tuple[PostgresStore, PostgresStore],
 ) -> None:
-    worker, ingest = pair
+    worker, ingest = two_stores
     wakes = await subscribed(worker)
     before = wakes.count
 
@@ -63,9 +51,9 @@ async def test_an_enqueue_in_another_process_wakes_the_idle_workers(
 
 
 async def test_an_enqueue_wakes_its_own_process_at_once_and_its_own_notify_does_not_again(
-    pair: tuple[PostgresStore, PostgresStore], pg_dsn: str
+    two_stores: tuple[PostgresStore, PostgresStore], pg_dsn: str
 ) -> None:
-    worker, ingest = pair
+    worker, ingest = two_stores
     wakes = await subscribed(worker)
     before = wakes.count
     witness = await asyncpg.connect(pg_dsn)
@@ -87,9 +75,9 @@ async def test_an_enqueue_wakes_its_own_process_at_once_and_its_own_notify_does_
 
 
 async def test_a_retry_let_go_elsewhere_wakes_the_idle_workers(
-    pair: tuple[PostgresStore, PostgresStore],
+    two_stores: tuple[PostgresStore, PostgresStore],
 ) -> None:
-    worker, ingest = pair
+    worker, ingest = two_stores
     await ingest.enqueue(NewJob("noop", {}, 3), NOW)
     job = await ingest.claim("ingest-side-worker", NOW, 30.0)
     assert job is not None
@@ -103,9 +91,9 @@ async def test_a_retry_let_go_elsewhere_wakes_the_idle_workers(
 
 
 async def test_a_cut_listening_connection_comes_back_and_catches_up(
-    pair: tuple[PostgresStore, PostgresStore], pg_dsn: str
+    two_stores: tuple[PostgresStore, PostgresStore], pg_dsn: str
 ) -> None:
-    worker, ingest = pair
+    worker, ingest = two_stores
     wakes = await subscribed(worker)
     killer = await asyncpg.connect(pg_dsn)
     try:
@@ -125,9 +113,9 @@ async def test_a_cut_listening_connection_comes_back_and_catches_up(
 
 
 async def test_a_cancel_of_a_row_another_process_holds_makes_that_process_check_its_leases(
-    pair: tuple[PostgresStore, PostgresStore],
+    two_stores: tuple[PostgresStore, PostgresStore],
 ) -> None:
-    worker, ingest = pair
+    worker, ingest = two_stores
     checks = Wakes()
     worker.on_cancel(checks)
     await checks.beyond(0)  # the catch-up check of subscribing
@@ -146,9 +134,9 @@ async def test_a_cancel_of_a_row_another_process_holds_makes_that_process_check_
 
 
 async def test_a_quick_row_enqueued_elsewhere_wakes_the_quick_lane_and_an_ordinary_one_does_not(
-    pair: tuple[PostgresStore, PostgresStore],
+    two_stores: tuple[PostgresStore, PostgresStore],
 ) -> None:
-    worker, ingest = pair
+    worker, ingest = two_stores
     quick = Wakes()
     worker.on_quick_work(quick)
     wakes = await subscribed(worker)  # with the catch-up wake of both

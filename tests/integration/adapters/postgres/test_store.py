@@ -4,7 +4,6 @@ claims batched into one round trip, per-node blob bytes, and databases it must r
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
@@ -21,16 +20,6 @@ NOW = 1_700_000_000.0
 LEASE = 30.0
 
 
-@pytest.fixture
-async def stores(pg_dsn: str) -> AsyncIterator[tuple[PostgresStore, PostgresStore]]:
-    """Two processes' worth of store (own pools, own blob folders) on one database."""
-    first = await PostgresStore.open(pg_dsn, node="node-a", clock=SystemClock())
-    second = await PostgresStore.open(pg_dsn, node="node-b", clock=SystemClock())
-    yield first, second
-    await first.close()
-    await second.close()
-
-
 async def fill(store: PostgresStore, count: int) -> list[int]:
     ids = []
     for n in range(count):
@@ -41,9 +30,9 @@ async def fill(store: PostgresStore, count: int) -> list[int]:
 
 
 async def test_workers_of_two_processes_claiming_at_once_never_share_a_row(
-    stores: tuple[PostgresStore, PostgresStore],
+    two_stores: tuple[PostgresStore, PostgresStore],
 ) -> None:
-    ids = await fill(stores[0], 120)
+    ids = await fill(two_stores[0], 120)
 
     async def drain(store: PostgresStore, worker: str) -> list[int]:
         taken = []
@@ -52,7 +41,7 @@ async def test_workers_of_two_processes_claiming_at_once_never_share_a_row(
             assert await store.complete(job.lease)
         return taken
 
-    results = await asyncio.gather(*(drain(s, f"{s._node}-w{n}") for s in stores for n in range(3)))
+    results = await asyncio.gather(*(drain(s, f"{s._node}-w{n}") for s in two_stores for n in range(3)))
 
     claimed = [job_id for taken in results for job_id in taken]
     assert sorted(claimed) == ids
@@ -60,9 +49,9 @@ async def test_workers_of_two_processes_claiming_at_once_never_share_a_row(
 
 
 async def test_concurrent_claims_of_one_process_share_one_round_trip(
-    stores: tuple[PostgresStore, PostgresStore],
+    two_stores: tuple[PostgresStore, PostgresStore],
 ) -> None:
-    store, _ = stores
+    store, _ = two_stores
     ids = await fill(store, 6)
     calls: list[int] = []
     fetch = store._claims_db.fetch
@@ -107,9 +96,9 @@ _WAITS_FOR_LOCK = "SELECT count(*) > 0 FROM pg_locks WHERE locktype = 'advisory'
 
 
 async def test_a_claim_whose_caller_left_gives_its_row_back(
-    stores: tuple[PostgresStore, PostgresStore],
+    two_stores: tuple[PostgresStore, PostgresStore],
 ) -> None:
-    store, _ = stores
+    store, _ = two_stores
     [job_id] = await fill(store, 1)
 
     claiming = asyncio.ensure_future(store.claim("proc", NOW, LEASE))
@@ -142,9 +131,9 @@ def record(**changes: object) -> BlobRecord:
 
 
 async def test_unsent_bytes_of_one_worker_are_invisible_to_the_others(
-    stores: tuple[PostgresStore, PostgresStore],
+    two_stores: tuple[PostgresStore, PostgresStore],
 ) -> None:
-    a, b = stores
+    a, b = two_stores
     await a.put_blob(record())
 
     assert await b.blob("youtube:abc:18") is None
@@ -154,9 +143,9 @@ async def test_unsent_bytes_of_one_worker_are_invisible_to_the_others(
 
 
 async def test_a_file_id_recorded_by_one_worker_answers_on_every_other(
-    stores: tuple[PostgresStore, PostgresStore],
+    two_stores: tuple[PostgresStore, PostgresStore],
 ) -> None:
-    a, b = stores
+    a, b = two_stores
     await a.put_blob(record())
     await a.set_file_id("youtube:abc:18", "BAAC", "AgAD", NOW + 5)
 
@@ -168,9 +157,9 @@ async def test_a_file_id_recorded_by_one_worker_answers_on_every_other(
 
 
 async def test_the_row_stays_while_another_worker_still_has_bytes(
-    stores: tuple[PostgresStore, PostgresStore],
+    two_stores: tuple[PostgresStore, PostgresStore],
 ) -> None:
-    a, b = stores
+    a, b = two_stores
     await a.put_blob(record())
     await b.put_blob(record(file_name="b.mp4"))
 

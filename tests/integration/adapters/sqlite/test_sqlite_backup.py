@@ -141,6 +141,6 @@ async def test_restore_of_a_bad_file_changes_nothing(tmp_path: Path) -> None:
     before = (tmp_path / "vidrelay.db").read_bytes()
     (tmp_path / "bad.db").write_bytes(b"nope" * 2000)
     with pytest.raises(BackupError):
-        restore(tmp_path / "bad.db", tmp_path / "vidrelay.db")
+        restore(tmp_path / "bad.db", tmp_path / "vidrelay.db", now=0.0)
     assert (tmp_path / "vidrelay.db").read_bytes() == before
     assert names(tmp_path) == ["bad.db", "vidrelay.db"]

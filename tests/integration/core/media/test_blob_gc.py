@@ -21,12 +21,12 @@ from core.media.blob_sweep import SENT_IDLE_SECONDS, SweepReport
 from ports.blobs import BlobRecord
 from ports.jobs import NewJob
 from ports.pending import PendingRequest
-from tests.support.blob_fixtures import clock, files, store
+from tests.support.blob_fixtures import clock, files
 from tests.support.clock import VirtualClock
 
 DAY = UNSENT_MAX_AGE_SECONDS
 
-__all__ = ["clock", "files", "store"]  # fixtures: a test asks for them by name
+__all__ = ["clock", "files"]  # fixtures: a test asks for them by name
 
 
 def blob_service(

@@ -5,19 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
 
 from testkit.telegram import FakeBotApi
 from testkit.telegram.outages import NGINX_502
-
-
-@pytest.fixture
-async def api() -> AsyncIterator[FakeBotApi]:
-    async with FakeBotApi() as server:
-        yield server
 
 
 async def call(api: FakeBotApi, method: str) -> tuple[int, str]:

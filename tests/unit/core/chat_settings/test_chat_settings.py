@@ -9,8 +9,9 @@ import pytest
 
 from adapters.memory.store import MemoryStore
 from core.chat_settings.choices import ASK, ASK_FROM, QUALITY
+from core.chat_settings.remembered_access import REMEMBER_SECONDS, RememberedAccess
 from core.chat_settings.service import ChatSettingsService, Outcome, PressAnswer
-from core.chat_settings.who_may_change import REMEMBER_SECONDS, Asker, RememberedAccess
+from core.chat_settings.who_may_change import Asker
 from core.texts import BUTTON_NOT_VALID
 from core.texts import SETTINGS_CLOSED as CLOSED
 from core.texts import SETTINGS_NOT_ADMIN as NOT_ADMIN

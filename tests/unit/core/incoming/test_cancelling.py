@@ -4,28 +4,15 @@ the sender or an admin may cancel."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-
 from core.chat_settings.who_may_change import Asker
 from core.incoming.cancelling import CancelAsk, Cancellations, CancelOutcome
 from core.trust.buttons import Press
-from tests.support.clock import VirtualClock, settle
+from tests.support.clock import settle
 from tests.support.downloader import video
 from tests.support.world import GROUP_CHAT, OTHER_USER, PRIVATE_CHAT, USER, World
 
 URL = "https://videos.example/watch/1"
 CANCELLED = "🚫 <b>Cancelled</b>"
-
-
-@pytest.fixture
-async def world(clock: VirtualClock, tmp_path: Path) -> AsyncIterator[World]:
-    w = World(clock, tmp_path)
-    await w.engine.start()
-    yield w
-    await w.engine.stop(grace_seconds=0)
 
 
 def cancellations(world: World) -> Cancellations:

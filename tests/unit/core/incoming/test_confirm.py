@@ -29,11 +29,6 @@ class Wakes:
 
 
 @pytest.fixture
-def store() -> MemoryStore:
-    return MemoryStore()
-
-
-@pytest.fixture
 def wakes() -> Wakes:
     return Wakes()
 

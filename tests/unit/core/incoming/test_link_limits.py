@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core import texts
-from core.incoming.intake.limits import DAY, HOUR, LimitReached, limit_reached
+from core.incoming.intake.windows import DAY, HOUR, LimitReached, limit_reached
 
 T = 1_700_000_000.0
 HOURLY_3 = ((3, HOUR),)

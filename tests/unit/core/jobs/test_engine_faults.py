@@ -12,8 +12,9 @@ from returns.result import Failure, Success
 from adapters.memory.store import MemoryStore
 from core.jobs.backoff import Backoff
 from core.jobs.config import EngineConfig
-from core.jobs.context import JobContext, RetryNotice
+from core.jobs.context import JobContext
 from core.jobs.engine import Engine
+from core.jobs.hooks import RetryNotice
 from core.jobs.outcome import JobFailure, JobOutcome
 from core.jobs.registry import JobType
 from core.jobs.supervision import Supervisor

@@ -10,8 +10,9 @@ import pytest
 from returns.result import Failure, Success
 
 from adapters.memory.store import MemoryStore
-from core.jobs.context import JobContext, RetryNotice
+from core.jobs.context import JobContext
 from core.jobs.engine import Engine
+from core.jobs.hooks import RetryNotice
 from core.jobs.outcome import JobFailure, JobOutcome
 from core.jobs.registry import JobType
 from tests.support.clock import VirtualClock, settle

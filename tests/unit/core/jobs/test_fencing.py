@@ -49,16 +49,8 @@ class RenewLog(FaultyQueue):
         return await super().renew(worker_id, leases, now, lease_seconds)
 
 
-@pytest.fixture
-async def engines() -> Any:
-    made: list[Engine] = []
-    yield made
-    for engine in made:
-        await engine.stop(grace_seconds=0)
-
-
 async def test_an_attempt_whose_lease_cannot_be_renewed_stops_at_its_end_and_writes_nothing(
-    clock: VirtualClock, engines: list[Engine]
+    clock: VirtualClock, stopped_at_the_end: list[Engine]
 ) -> None:
     store = MemoryStore()
     queue = FaultyQueue(store)
@@ -76,7 +68,7 @@ async def test_an_attempt_whose_lease_cannot_be_renewed_stops_at_its_end_and_wri
     engine = engine_over(
         queue, clock, JobType("download", long_download, timeout_seconds=20_000), concurrency=1
     )
-    engines.append(engine)
+    stopped_at_the_end.append(engine)
     await engine.submit("download", {})
     await engine.start()
     await settle()
@@ -93,7 +85,7 @@ async def test_an_attempt_whose_lease_cannot_be_renewed_stops_at_its_end_and_wri
 
 
 async def test_every_call_of_an_attempt_short_of_the_margin_is_refused_and_stops_it(
-    clock: VirtualClock, engines: list[Engine]
+    clock: VirtualClock, stopped_at_the_end: list[Engine]
 ) -> None:
     store = MemoryStore()
     queue = FaultyQueue(store)
@@ -110,7 +102,7 @@ async def test_every_call_of_an_attempt_short_of_the_margin_is_refused_and_stops
         return Success(None)
 
     engine = engine_over(queue, clock, JobType("chatty", chatty, timeout_seconds=20_000), concurrency=1)
-    engines.append(engine)
+    stopped_at_the_end.append(engine)
     await engine.submit("chatty", {})
     await engine.start()
     await settle()
@@ -148,7 +140,7 @@ class SlowUploads(FakeMessenger):
 
 
 async def test_a_send_holds_the_lease_for_its_whole_budget_first(
-    clock: VirtualClock, engines: list[Engine], tmp_path: Path
+    clock: VirtualClock, stopped_at_the_end: list[Engine], tmp_path: Path
 ) -> None:
     store = MemoryStore()
     queue = RenewLog(store)
@@ -162,7 +154,7 @@ async def test_a_send_holds_the_lease_for_its_whole_budget_first(
         return Success(None)
 
     engine = engine_over(queue, clock, JobType("upload", upload, timeout_seconds=20_000), concurrency=1)
-    engines.append(engine)
+    stopped_at_the_end.append(engine)
     job_id = await engine.submit("upload", {})
     await engine.start()
     await settle()
@@ -180,7 +172,7 @@ async def test_a_send_holds_the_lease_for_its_whole_budget_first(
 
 
 async def test_a_send_by_file_id_holds_the_lease_for_an_ordinary_call(
-    clock: VirtualClock, engines: list[Engine]
+    clock: VirtualClock, stopped_at_the_end: list[Engine]
 ) -> None:
     store = MemoryStore()
     queue = RenewLog(store)
@@ -193,7 +185,7 @@ async def test_a_send_by_file_id_holds_the_lease_for_an_ordinary_call(
         return Success(None)
 
     engine = engine_over(queue, clock, JobType("resend", resend), concurrency=1)
-    engines.append(engine)
+    stopped_at_the_end.append(engine)
     job_id = await engine.submit("resend", {})
     await engine.start()
     await settle()
@@ -203,7 +195,7 @@ async def test_a_send_by_file_id_holds_the_lease_for_an_ordinary_call(
 
 
 async def test_a_worker_paused_past_its_lease_says_nothing_when_it_wakes(
-    clock: VirtualClock, engines: list[Engine]
+    clock: VirtualClock, stopped_at_the_end: list[Engine]
 ) -> None:
     store = MemoryStore()
     chat = FakeMessenger()
@@ -220,7 +212,7 @@ async def test_a_worker_paused_past_its_lease_says_nothing_when_it_wakes(
         return Success(None)
 
     engine = engine_over(store, clock, JobType("dl", downloading, timeout_seconds=20_000), concurrency=1)
-    engines.append(engine)
+    stopped_at_the_end.append(engine)
     await engine.submit("dl", {})
     await engine.start()
     await clock.advance(7)

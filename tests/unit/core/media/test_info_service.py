@@ -94,11 +94,6 @@ class FailingStore(MemoryStore):
 
 
 @pytest.fixture
-def store() -> MemoryStore:
-    return MemoryStore()
-
-
-@pytest.fixture
 def downloader() -> FakeDownloader:
     return FakeDownloader()
 

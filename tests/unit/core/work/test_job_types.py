@@ -10,7 +10,7 @@ from returns.result import Failure, Success
 
 from core.jobs.context import JobContext
 from core.jobs.registry import JobType
-from core.status import UpdateStatus
+from core.updater_status import UpdateStatus
 from core.work.job_types import UPDATE_TIMEOUT_SECONDS, job_types
 from core.work.periodic import (
     HANDLED_UPDATE_TTL_SECONDS,

@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from core.jobs.context import DeadJob
+from core.jobs.hooks import DeadJob
 from core.work.delivery.failures import tool_failure
 from core.work.site_refusals import HINT_INTERVAL_SECONDS, SiteRefusals
 from ports.jobs import Job

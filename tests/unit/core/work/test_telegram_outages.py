@@ -6,8 +6,6 @@ VIDRELAY_TELEGRAM_OUTAGE_HOURS fails the job."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -23,11 +21,8 @@ REFUSED = MessengerError("ClientConnectorError: Cannot connect to host api.teleg
 
 
 @pytest.fixture
-async def world(clock: VirtualClock, tmp_path: Path) -> AsyncIterator[World]:
-    w = World(clock, tmp_path, VIDRELAY_TELEGRAM_OUTAGE_HOURS="1")
-    await w.engine.start()
-    yield w
-    await w.engine.stop(grace_seconds=0)
+def world_settings() -> dict[str, str]:
+    return {"VIDRELAY_TELEGRAM_OUTAGE_HOURS": "1"}
 
 
 async def unclaimed(world: World, clock: VirtualClock) -> Job:

@@ -6,7 +6,8 @@ import asyncio
 from dataclasses import dataclass
 
 from core.jobs.health import EngineHealth
-from entrypoints.monitoring.health import Liveness, health_problem
+from entrypoints.monitoring.health import health_problem
+from entrypoints.monitoring.liveness import Liveness
 
 NOT_RECEIVING = "not receiving updates (polling or the webhook server is not running)"
 

@@ -27,8 +27,9 @@ from returns.result import Success
 
 from adapters.sqlite import SqliteStore
 from adapters.system.clock import SystemClock
-from core.jobs.context import DeadJob, JobContext
+from core.jobs.context import JobContext
 from core.jobs.engine import Engine, EngineConfig
+from core.jobs.hooks import DeadJob
 from core.jobs.outcome import JobOutcome
 from core.jobs.registry import JobRegistry, JobType
 from core.lifecycle.retry_policy import RetryPolicy

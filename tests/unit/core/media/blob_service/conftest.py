@@ -9,13 +9,13 @@ from adapters.filesystem.blob_files import LocalBlobFiles
 from adapters.memory.store import MemoryStore
 from core.media.blob_service import BlobService
 from ports.media import MediaProbe
-from tests.support.blob_fixtures import clock, files, store
+from tests.support.blob_fixtures import clock, files
 from tests.support.blob_service_fakes import (
     FakeProber,
 )
 from tests.support.clock import VirtualClock
 
-__all__ = ["clock", "files", "store"]  # fixtures: a test asks for them by name
+__all__ = ["clock", "files"]  # fixtures: a test asks for them by name
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from adapters.memory.store import MemoryStore
-from core.status import UpdateStatus
+from core.updater_status import UpdateStatus
 from core.work.rollback.watch import ReleaseWatch
 from ports.media import ToolFailure, UpdateOutcome, Updater, VideoInfo
 from tests.support.clock import VirtualClock

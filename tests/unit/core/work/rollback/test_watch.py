@@ -9,7 +9,7 @@ import logging
 import pytest
 from returns.result import Failure, Success
 
-from core.jobs.context import DeadJob
+from core.jobs.hooks import DeadJob
 from core.jobs.outcome import JobFailure
 from ports.jobs import NewJob
 from ports.ytdlp_record import Rollback

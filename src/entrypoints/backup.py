@@ -1,5 +1,5 @@
-"""`vidrelay backup PATH`: the SQLite store copied while the bot runs, verified before it counts;
-`vidrelay restore PATH`: a verified copy put in its place, only while no bot holds the data folder.
+"""`vidrelay backup PATH`: the SQLite store copied while the bot runs, verified before it counts
+(`vidrelay restore` puts such a copy back: restore.py).
 
 PostgreSQL has its own tools for this (`pg_dump`, `pg_restore`); the memory store has nothing to keep.
 """
@@ -11,20 +11,20 @@ import sys
 import time
 from pathlib import Path
 
-from adapters.filesystem.folder_lock import FolderInUse, holding_folder
 from adapters.sqlite.backup import BackupError, backup
-from adapters.sqlite.restore import restore
 from entrypoints.settings import Settings
+from ports.clock import Clock
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-def run_backup(settings: Settings, path: str) -> int:
-    if (wrong := _not_sqlite(settings, "backup copies", "pg_dump")) is not None:
+def run_backup(settings: Settings, path: str, *, clock: Clock) -> int:
+    """`clock`: the container's wall clock, which dates a backup written into a folder."""
+    if (wrong := not_sqlite(settings, "backup copies", "pg_dump")) is not None:
         print(wrong, file=sys.stderr)
         return EXIT_USAGE
     try:
-        copied = backup(settings.sqlite_path, backup_target(path, time.time()))
+        copied = backup(settings.sqlite_path, backup_target(path, clock.now()))
     except BackupError as error:
         print(f"vidrelay: {error}", file=sys.stderr)
         return EXIT_FAILED
@@ -50,25 +50,8 @@ def backup_target(path: str, now: float) -> Path:
     return target
 
 
-def run_restore(settings: Settings, path: Path) -> int:
-    if (wrong := _not_sqlite(settings, "restore replaces", "pg_restore")) is not None:
-        print(wrong, file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        with holding_folder(settings.data_dir, "vidrelay restore"):
-            restored, kept = restore(path, settings.sqlite_path)
-    except FolderInUse as error:
-        print(f"vidrelay: {error}: stop it before a restore", file=sys.stderr)
-        return EXIT_USAGE
-    except (BackupError, OSError) as error:
-        print(f"vidrelay: restore of {path} failed: {error}", file=sys.stderr)
-        return EXIT_FAILED
-    print(f"restored {path} as {restored.path} ({restored.describe()})")
-    print(f"the store before it is kept as {kept}" if kept else "there was no store before it")
-    return EXIT_OK
-
-
-def _not_sqlite(settings: Settings, what: str, tool: str) -> str | None:
+def not_sqlite(settings: Settings, what: str, tool: str) -> str | None:
+    """Why a backup or a restore refuses the configured store (None: it is SQLite's)."""
     if settings.store == "sqlite":
         return None
     return (

@@ -1,0 +1,21 @@
+"""Settings of what is fetched and how it is made to fit: the download cap, ffmpeg's deadline, and
+when a long video asks first in a group."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class DownloadSettings(BaseModel):
+    max_download_bytes: int | None = Field(
+        None,
+        ge=1,
+        description="nothing bigger is fetched (announced, estimated or counted while it downloads); "
+        "unset = 4 times the upload limit, room to compress to fit",
+    )
+    ffmpeg_timeout_seconds: float = Field(
+        600.0, gt=0, description="deadline of one ffmpeg run (a conversion or a compression to fit)"
+    )
+    confirm_longer_than_seconds: float = Field(
+        1200.0, ge=0, description="videos longer than this ask for a confirmation in groups"
+    )
