@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from core import texts
+from core.texts.reasons import last_update_check
 from ports.clock import Clock
 from ports.jobs import QueueCounts
 from ports.media import Downloader
@@ -31,7 +31,7 @@ class UpdateStatus:
     """Checks by outcome since start: updated, unchanged, failed (for the metrics)."""
 
     def describe(self) -> str:
-        return texts.last_update_check(self.checked_at, self.error)
+        return last_update_check(self.checked_at, self.error)
 
 
 class WorkerGauge(Protocol):

@@ -325,4 +325,9 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE TABLE job_cancels (job_id bigint PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE)",
         ),
     ),
+    Migration(
+        "a chat's language",
+        # NULL: automatic (the user's Telegram app's language in a private chat, English in a group).
+        ("ALTER TABLE chat_settings ADD COLUMN language text",),
+    ),
 )

@@ -166,4 +166,5 @@ class Settler:
 
 
 def error_text(failure: JobFailure) -> str:
-    return failure.reason if not failure.detail else f"{failure.reason}\n\n{failure.detail}"
+    """What the store keeps: plain English text (a reason may be a phrase, core.texts.phrase)."""
+    return str(failure.reason) if not failure.detail else f"{failure.reason}\n\n{failure.detail}"

@@ -54,6 +54,10 @@ CANARIES: dict[int, list[str]] = {
     9: ["UPDATE jobs SET requester = 5, turn = 4 WHERE name = 'canary'"],
     10: ["INSERT INTO user_links (user_id, at) VALUES (77, 1e12)"],
     11: ["INSERT INTO job_cancels (job_id) SELECT id FROM jobs WHERE name = 'canary'"],
+    12: [
+        "INSERT INTO chat_settings (chat_id, max_height, audio_only, ask_long_videos,"
+        " ask_longer_than_seconds, language, updated_at) VALUES (-43, NULL, 0, 1, NULL, 'es', 0)"
+    ],
 }
 
 
