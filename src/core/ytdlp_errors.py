@@ -211,7 +211,7 @@ def classify_ytdlp(failure: ToolFailure) -> Verdict:
         return Verdict(FailureKind.TRANSIENT, reason)
     refusal = next((m for line in lines if (m := _GUARD_REFUSAL.search(line))), None)
     if refusal is not None:
-        return Verdict(FailureKind.REFUSED, reasons.refused(refusal.group(1)[:_MAX_REASON]))
+        return Verdict(FailureKind.REFUSED, reasons.guard_refusal(refusal.group(1)[:_MAX_REASON]))
     kind, line = _kind_of(lines)
     site = _site_of(line if line is not None else lines[-1])
     # The site's own wording is for the operator (yt-dlp's flags, a wiki link): the user reads why.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+import string
 import time
 
 from core import texts
@@ -48,6 +50,33 @@ def refused(why: str) -> Phrase:
 def site_verdict(verdict: str) -> Phrase:
     """Why a site would not give the bot a video, for the user (the 💥 line's reason)."""
     return Phrase(texts.SITE_VERDICTS.get(verdict, texts.SITE_VERDICT_OTHER))
+
+
+GUARD_REFUSALS = (
+    texts.URL_UNPRINTABLE,
+    texts.URL_MALFORMED,
+    texts.URL_SCHEME,
+    texts.URL_NO_HOST,
+    texts.URL_UNRESOLVED,
+    texts.URL_PRIVATE,
+)
+"""The egress guard's words (core.url_policy), which reach a job as text in yt-dlp's stderr."""
+
+
+def guard_refusal(why: str) -> Phrase:
+    """The guard's refusal as yt-dlp relayed it: read back into the phrase it was (so the user
+    reads it in their language), else kept as it came."""
+    for entry in GUARD_REFUSALS:
+        if (match := _template(entry).fullmatch(why)) is not None:
+            return refused(Phrase(entry, **match.groupdict()))
+    return refused(why)
+
+
+def _template(entry: str) -> re.Pattern[str]:
+    parts = string.Formatter().parse(entry)
+    return re.compile(
+        "".join(re.escape(text) + (f"(?P<{name}>.+)" if name else "") for text, name, _, _ in parts)
+    )
 
 
 def gave_up(attempts: int) -> Phrase:
