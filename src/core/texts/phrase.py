@@ -1,4 +1,4 @@
-"""A catalog entry kept with its values, to be said later in whoever reads it's language.
+"""A catalog entry kept with its values, to be said later in the language of whoever reads it.
 
 A failure's reason is decided deep in a job (a timeout, a site's verdict) and read much later by
 the operator (the log, the dead-letter row: English) and by the user (the 💥 line: theirs). A
