@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from core import texts
+from core.texts.reasons import last_update_check
 
 
 @dataclass
@@ -20,4 +20,4 @@ class UpdateStatus:
     """Checks by outcome since start: updated, unchanged, failed (for the metrics)."""
 
     def describe(self) -> str:
-        return texts.last_update_check(self.checked_at, self.error)
+        return last_update_check(self.checked_at, self.error)

@@ -20,6 +20,7 @@ from returns.result import Failure, Result, Success
 
 from core import texts
 from core.addresses import is_public_address
+from core.texts.phrase import Phrase
 from ports.net import EgressPolicy
 
 ALLOWED_SCHEMES = frozenset({"http", "https"})
@@ -77,28 +78,28 @@ def check_scheme(url: str) -> Result[str, str]:
 def url_endpoint(url: str) -> Result[Endpoint, str]:
     """Where a request for `url` connects, when it is an http(s) URL with a host; otherwise why not."""
     if any(c.isspace() or not c.isprintable() for c in url):
-        return Failure(texts.URL_UNPRINTABLE)
+        return Failure(Phrase(texts.URL_UNPRINTABLE))
     try:
         parts = urlsplit(url)
         host = parts.hostname
         port = parts.port
     except ValueError:
-        return Failure(texts.URL_MALFORMED)
+        return Failure(Phrase(texts.URL_MALFORMED))
     scheme = parts.scheme.lower()
     if scheme not in ALLOWED_SCHEMES:
-        return Failure(texts.URL_SCHEME.format(scheme=parts.scheme or texts.URL_NO_SCHEME))
+        return Failure(Phrase(texts.URL_SCHEME, scheme=parts.scheme or Phrase(texts.URL_NO_SCHEME)))
     if not host:
-        return Failure(texts.URL_NO_HOST)
+        return Failure(Phrase(texts.URL_NO_HOST))
     return Success(Endpoint.of(host, port if port is not None else _DEFAULT_PORTS[scheme]))
 
 
 def check_addresses(addresses: Sequence[str]) -> Result[None, str]:
     """Refuse unless every address the host resolves to is public."""
     if not addresses:
-        return Failure(texts.URL_UNRESOLVED)
+        return Failure(Phrase(texts.URL_UNRESOLVED))
     private = [a for a in addresses if not is_public_address(a)]
     if private:
-        return Failure(texts.URL_PRIVATE.format(address=private[0]))
+        return Failure(Phrase(texts.URL_PRIVATE, address=private[0]))
     return Success(None)
 
 
@@ -117,7 +118,7 @@ class GuardRules(EgressPolicy):
         if self._allow_private:
             return Success(None)
         if not addresses:
-            return Failure(texts.URL_UNRESOLVED)
+            return Failure(Phrase(texts.URL_UNRESOLVED))
         if Endpoint.of(host, port) in self._allowlist:
             return Success(None)
         return check_addresses(addresses)

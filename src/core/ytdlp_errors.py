@@ -14,6 +14,8 @@ import signal as signals
 from dataclasses import dataclass
 
 from core import texts
+from core.texts import reasons
+from core.texts.phrase import Phrase
 from ports.media import ToolFailure
 from ports.net import REFUSED_BY
 
@@ -193,27 +195,27 @@ def error_lines(stderr: str) -> list[str]:
 def user_reason(error_line: str) -> str:
     text = error_line.strip().removeprefix("ERROR:").strip()
     text = _CAUSED_BY.sub("", _REPORT_HINT.sub("", _TAG.sub("", text))).strip()
-    return text[:_MAX_REASON] or texts.UNKNOWN_ERROR
+    return text[:_MAX_REASON] or Phrase(texts.UNKNOWN_ERROR)
 
 
 def classify_ytdlp(failure: ToolFailure) -> Verdict:
     if failure.timed_out_after is not None:
-        return Verdict(FailureKind.TRANSIENT, texts.TIMED_OUT.format(seconds=failure.timed_out_after))
+        return Verdict(FailureKind.TRANSIENT, reasons.timed_out(failure.timed_out_after))
     lines = error_lines(failure.stderr_tail)
     if failure.signal is not None and not lines:
-        return Verdict(FailureKind.TRANSIENT, texts.YTDLP_KILLED.format(signal=_signal_name(failure.signal)))
+        return Verdict(FailureKind.TRANSIENT, Phrase(texts.YTDLP_KILLED, signal=_signal_name(failure.signal)))
     if not lines:
-        return Verdict(FailureKind.TRANSIENT, texts.YTDLP_EXITED.format(code=failure.exit_code))
+        return Verdict(FailureKind.TRANSIENT, Phrase(texts.YTDLP_EXITED, code=str(failure.exit_code)))
     reason = user_reason(lines[-1])
     if failure.signal is not None:
         return Verdict(FailureKind.TRANSIENT, reason)
     refusal = next((m for line in lines if (m := _GUARD_REFUSAL.search(line))), None)
     if refusal is not None:
-        return Verdict(FailureKind.REFUSED, texts.REFUSED.format(why=refusal.group(1))[:_MAX_REASON])
+        return Verdict(FailureKind.REFUSED, reasons.guard_refusal(refusal.group(1)[:_MAX_REASON]))
     kind, line = _kind_of(lines)
     site = _site_of(line if line is not None else lines[-1])
     # The site's own wording is for the operator (yt-dlp's flags, a wiki link): the user reads why.
-    return Verdict(kind, texts.site_verdict(kind.value) if kind.site_verdict else reason, site)
+    return Verdict(kind, reasons.site_verdict(kind.value) if kind.site_verdict else reason, site)
 
 
 def _kind_of(lines: list[str]) -> tuple[FailureKind, str | None]:

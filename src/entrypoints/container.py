@@ -59,6 +59,7 @@ class Container(Jobs):
     bot = Jobs.bot
     updates = Jobs.updates
     update_freshness = Jobs.update_freshness
+    languages = Jobs.languages
 
     # The handler side: what the handlers use.
     known_videos = providers.Singleton(KnownVideos, info=info, blobs=blobs)
@@ -69,6 +70,7 @@ class Container(Jobs):
         worker_slots=settings.provided.job_concurrency,
         messenger=messenger,
         clock=clock,
+        languages=languages,
         # On a store many processes share, the worker may be another process: the message's id
         # travels in the job (announce.py).
         held_back=providers.Selector(
@@ -98,7 +100,9 @@ class Container(Jobs):
     )
     inline_requests = providers.Selector(
         settings.provided.inline_mode,
-        on=providers.Singleton(InlineRequests, known=known_videos, jobs=engine, keys=keys, clock=clock),
+        on=providers.Singleton(
+            InlineRequests, known=known_videos, jobs=engine, keys=keys, clock=clock, languages=languages
+        ),
         off=providers.Object(None),
     )
     status = providers.Singleton(StatusQuery, store, downloader, engine, update_status, clock)
@@ -122,10 +126,17 @@ class Container(Jobs):
         buttons,
         chat_access,
         clock,
+        languages=languages,
         default_ask_seconds=settings.provided.confirm_longer_than_seconds,
     )
     cancellations = providers.Singleton(
-        Cancellations, cancels=store, logs=log_views, running=engine, access=chat_access, buttons=buttons
+        Cancellations,
+        cancels=store,
+        logs=log_views,
+        running=engine,
+        access=chat_access,
+        buttons=buttons,
+        languages=languages,
     )
     dispatcher = providers.Singleton(
         build_dispatcher,

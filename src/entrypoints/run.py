@@ -32,7 +32,7 @@ from typing import Literal
 from returns.result import Failure, Success
 
 from adapters.telegram.account import token_problem
-from core.command_menus import command_menus
+from core.command_menus import command_menus, translations
 from core.jobs.engine import Engine
 from core.startup import leave_webhook, publish_menus, reach_chat_service
 from entrypoints.bot.polling import AlwaysHeld, PollingLock, poll
@@ -181,7 +181,8 @@ async def _receive_updates(
     """The command menus; the inbox's replay (its updates are older than any Telegram still
     holds); then polling or the webhook server until `stop`."""
     settings, account = container.settings(), await container.account.async_()
-    await publish_menus(account, command_menus(settings.admin_user_ids))
+    menus = command_menus(settings.admin_user_ids, translations(container.languages()))
+    await publish_menus(account, menus)
     receiver = await container.receiver.async_()
     if not await receiver.replay(stop):
         return EXIT_OK

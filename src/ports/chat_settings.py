@@ -1,5 +1,6 @@
 """Per-chat choices, kept in the store: the quality a chat's videos come in, the sound only by
-default, and (groups) whether long videos ask first and from what length."""
+default, the language the bot speaks there, and (groups) whether long videos ask first and from
+what length."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ class ChatSettings:
     """Groups: a long video asks "download it anyway?" first."""
     ask_longer_than_seconds: int | None = None
     """Groups: from what length a video is long; None: the operator's default."""
+    language: str | None = None
+    """The catalog the chat reads ("es"); None: automatic (a private chat's Telegram app's
+    language, English in a group)."""
 
 
 class ChatSettingsStore(Protocol):

@@ -18,7 +18,9 @@ async def test_a_chat_that_never_chose_has_no_settings(store: Store) -> None:
 
 
 async def test_saved_choices_read_back_as_saved(store: Store) -> None:
-    chosen = ChatSettings(max_height=480, audio_only=True, ask_long_videos=False, ask_longer_than_seconds=600)
+    chosen = ChatSettings(
+        max_height=480, audio_only=True, ask_long_videos=False, ask_longer_than_seconds=600, language="ru"
+    )
 
     await store.save_chat_settings(GROUP, chosen, NOW)
 
@@ -32,7 +34,7 @@ async def test_the_defaults_read_back_as_defaults(store: Store) -> None:
 
 
 async def test_saving_again_replaces_every_field(store: Store) -> None:
-    await store.save_chat_settings(GROUP, ChatSettings(1080, True, False, 3600), NOW)
+    await store.save_chat_settings(GROUP, ChatSettings(1080, True, False, 3600, "es"), NOW)
 
     await store.save_chat_settings(GROUP, ChatSettings(max_height=720), NOW + 1)
 

@@ -32,9 +32,10 @@ ADMIN = User(4242, "Admin", username="admin")
 INLINE_CACHE = Chat.supergroup(-1009999, "Inline cache")
 
 
-def new_user() -> User:
+def new_user(language_code: str | None = "en") -> User:
+    """A user whose Telegram app speaks `language_code` (Telegram sends it with every update)."""
     n = next(_ids)
-    return User(5000 + n, f"User{n}", username=f"user{n}")
+    return User(5000 + n, f"User{n}", username=f"user{n}", language_code=language_code)
 
 
 def new_group() -> Chat:

@@ -66,7 +66,7 @@ async def delivered_exactly_once(stack: Stack, user: User, message_id: int) -> N
     assert video.sha256 == sha256_of(stack.site.clip("short"))
     await stack.until_no_jobs()
     assert [v.reply_to for v in stack.api.videos(user.id)] == [message_id]
-    assert texts.send_again_later() not in [m.text for m in stack.api.messages(user.id)]
+    assert texts.SEND_AGAIN_LATER not in [m.text for m in stack.api.messages(user.id)]
 
 
 async def test_sigkill_while_the_store_is_locked_costs_no_link(fresh: Stack) -> None:

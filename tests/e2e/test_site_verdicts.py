@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from core.texts import site_verdict
+from core.texts.reasons import site_verdict
 from testkit.loopback import free_port
 from testkit.telegram import Chat
 from tests.e2e.conftest import WAIT_SECONDS, Stack, _stack, get, new_user

@@ -105,7 +105,7 @@ async def test_links_that_arrive_while_the_file_is_locked_are_delivered_after_th
     await health_becomes(port, 200, within=WAIT_SECONDS)
     for user, _ in posted:
         assert len(stack.api.videos(user.id)) == 1
-        assert texts.send_again_later() not in [m.text for m in stack.api.messages(user.id)]
+        assert texts.SEND_AGAIN_LATER not in [m.text for m in stack.api.messages(user.id)]
 
 
 async def until_handed_out(stack: Stack, posted: list[tuple[User, int]]) -> None:
@@ -160,7 +160,7 @@ async def test_a_lock_that_outlasts_the_intake_budget_costs_no_link_and_asks_nob
         assert video.sha256 == sha256_of(stack.site.clip("short"))
     for user, _ in posted:
         assert len(stack.api.videos(user.id)) == 1
-        assert texts.send_again_later() not in [m.text for m in stack.api.messages(user.id)]
+        assert texts.SEND_AGAIN_LATER not in [m.text for m in stack.api.messages(user.id)]
 
 
 async def test_a_store_file_of_random_bytes_refuses_the_start_with_one_line_and_is_left_intact(

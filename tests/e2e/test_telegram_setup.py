@@ -29,19 +29,24 @@ async def test_at_start_the_bot_publishes_its_menus_for_everyone_groups_and_each
         bot = BotProcess(env, tmp_path / "bot.log")
         try:
             await bot.start(api)
-            await until_logged(bot, "published 3 command menu(s) of 4")
+            # Four menus in each language of the catalog (English, Spanish, Russian).
+            await until_logged(bot, "published 9 command menu(s) of 12")
             assert bot.running
         finally:
             await bot.close()
         everyone, groups = api.commands(), api.commands("all_group_chats")
         admins = api.commands("chat", chat_id=admin.id)
+        spanish, russian = api.commands(language="es"), api.commands("chat", chat_id=admin.id, language="ru")
     assert [name for name, _ in everyone] == list(EVERYONE)
+    assert spanish[0] == ("help", "Qué hago y cómo pedírmelo")
+    assert [name for name, _ in russian] == list(ADMINS)
+    assert russian[0] == ("help", "Что я умею и как меня попросить")
     assert [name for name, _ in groups] == list(GROUPS)
     assert [name for name, _ in admins] == list(ADMINS)
     assert all(description for _, description in everyone + groups + admins)
     refused = [line for line in bot.log().splitlines() if "could not publish a command menu" in line]
-    assert len(refused) == 1
-    assert f"chat_id={never_seen.id}" in refused[0]
+    assert len(refused) == 3  # the admin Telegram does not know, in each language
+    assert all(f"chat_id={never_seen.id}" in line for line in refused)
     assert 'error="400 Bad Request: chat not found"' in refused[0]
 
 

@@ -65,10 +65,11 @@ def test_no_handler_module_imports_the_worker_side(graph: grimp.ImportGraph) -> 
 
 
 def test_the_measure_sees_a_chain_that_is_there(graph: grimp.ImportGraph) -> None:
-    """The links handler reaches the ports through the intake: a measure that found nothing
-    would pass the bound above for the wrong reason."""
+    """The links handler reaches the ports through the core (the intake, the chat's words): a
+    measure that found nothing would pass the bound above for the wrong reason."""
     chains = {chain[0]: chain for chain in longest_chains(graph)}
     links = chains[f"{HANDLERS}.links"]
-    assert "core.incoming.intake.links" in links
+    assert len(links) > 4
+    assert any(module.startswith("core.") for module in links)
     assert is_port(links[-1])
     assert graph.find_shortest_chain(importer="core.work.inline", imported="core.work.delivery.video")

@@ -327,4 +327,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
     ),
     Migration("yt-dlp record", YTDLP_RECORD),
+    Migration(
+        "a chat's language",
+        # NULL: automatic (the user's Telegram app's language in a private chat, English in a group).
+        ("ALTER TABLE chat_settings ADD COLUMN language text",),
+    ),
 )

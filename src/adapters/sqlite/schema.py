@@ -253,6 +253,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        "a chat's language",
+        # NULL: automatic (the user's Telegram app's language in a private chat, English in a group).
+        ("ALTER TABLE chat_settings ADD COLUMN language TEXT",),
+    ),
 )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from core.texts.languages import CODES
 from core.trust.callback_data import ButtonRef
 from ports.chat_settings import ChatSettings
 
@@ -20,11 +21,14 @@ QUALITY = "set_quality"
 AUDIO = "set_audio"
 ASK = "set_ask"
 ASK_FROM = "set_ask_from"
+LANGUAGE = "set_language"
 DONE = "set_done"
-ACTIONS = frozenset({QUALITY, AUDIO, ASK, ASK_FROM, DONE})
+ACTIONS = frozenset({QUALITY, AUDIO, ASK, ASK_FROM, LANGUAGE, DONE})
 PREFIX = "set_"
 """Every settings button's action starts so: its router takes those presses and only those."""
 ON, OFF, BEST = "on", "off", "best"
+AUTOMATIC = "auto"
+"""A private chat's language: its user's Telegram app's."""
 
 
 def height_value(height: int | None) -> str:
@@ -44,6 +48,10 @@ def changed(settings: ChatSettings, ref: ButtonRef, *, group: bool) -> ChatSetti
         return replace(settings, ask_long_videos=value == ON)
     if ref.action == ASK_FROM and group and value.isdigit() and int(value) in ASK_FROM_SECONDS:
         return replace(settings, ask_long_videos=True, ask_longer_than_seconds=int(value))
+    if ref.action == LANGUAGE and value in CODES:
+        return replace(settings, language=value)
+    if ref.action == LANGUAGE and value == AUTOMATIC and not group:
+        return replace(settings, language=None)
     return None
 
 

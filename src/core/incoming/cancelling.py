@@ -24,9 +24,11 @@ from core.log_message.cancel_button import CANCEL_JOB
 from core.log_message.state import LogState
 from core.log_message.views import LogViews
 from core.requests.download import DownloadRequest
+from core.texts.words import Words
 from core.trust.buttons import Press, SignedButtons
 from ports.cancels import JobCancels
 from ports.jobs import Job
+from ports.language import Languages
 
 log = logging.getLogger("vidrelay.cancel")
 
@@ -68,6 +70,7 @@ class Cancellations:
         running: RunningJobs,
         access: RememberedAccess,
         buttons: SignedButtons,
+        languages: Languages,
     ) -> None:
         """`access`: who administers a group (they may cancel anyone's link there)."""
         self._cancels = cancels
@@ -75,6 +78,7 @@ class Cancellations:
         self._running = running
         self._access = access
         self._buttons = buttons
+        self._languages = languages
 
     async def press(self, press: Press) -> CancelOutcome:
         """The 🚫 button: signed for the log message pressed, which only a private chat has, so
@@ -136,8 +140,11 @@ class Cancellations:
             self._running.cancel_asked()  # its worker says so when it stopped
         elif request.private:
             logged = DownloadRequest.from_payload(done.job.payload)
-            view = self._logs.open(job.id, logged.log_address, LogState.from_json(logged.log))
-            view.settle(texts.CANCELLED)
+            words = Words.of(self._languages, logged.language)
+            cancel = words.say(texts.BUTTON_CANCEL)
+            state = LogState.from_json(logged.log)
+            view = self._logs.open(job.id, logged.log_address, state, cancel_label=cancel)
+            view.settle(words.say(texts.CANCELLED))
         return 1
 
 

@@ -16,10 +16,13 @@ from core.incoming.known_videos import CachedVideo, KnownVideos
 from core.jobs.submitter import JobSubmitter
 from core.requests.inline import OFFERED, InlineRequest
 from core.requests.job_names import DOWNLOAD_INLINE
+from core.texts.languages import ENGLISH, supported
+from core.texts.words import Words
 from core.trust.inline_offers import Offer, chosen_offer, offer_id
 from core.trust.keys import InstallKeys
 from core.urls import Entity, extract_urls
 from ports.clock import Clock
+from ports.language import Languages
 
 log = logging.getLogger("vidrelay.inline")
 
@@ -61,11 +64,17 @@ class InlineRequests:
         jobs: JobSubmitter,
         keys: InstallKeys,
         clock: Clock,
+        languages: Languages,
     ) -> None:
         self._known = known
         self._jobs = jobs
         self._keys = keys
         self._clock = clock
+        self._languages = languages
+
+    def words(self, app_language: str | None) -> Words:
+        """An inline query has no chat of the bot's: its user's Telegram app's language, else English."""
+        return Words.of(self._languages, supported(app_language) or ENGLISH)
 
     async def cached(self, url: str) -> CachedVideo | None:
         """The video Telegram already has for `url`, or None: the user gets a placeholder."""
@@ -80,7 +89,14 @@ class InlineRequests:
         label = f"{CACHED_PREFIX}{variant}" if cached else variant
         return offer_id(await self._keys.key(PURPOSE), Offer(label, user_id, url), self._clock.now())
 
-    async def choose(self, query: str, inline_message_id: str | None, user_id: int, result_id: str) -> bool:
+    async def choose(
+        self,
+        query: str,
+        inline_message_id: str | None,
+        user_id: int,
+        result_id: str,
+        app_language: str | None = None,
+    ) -> bool:
         """False when there is nothing to swap in: no placeholder message, or not one of ours."""
         url = url_in(query)
         if url is None or inline_message_id is None:
@@ -92,6 +108,7 @@ class InlineRequests:
             return False
         if offer.label not in OFFERED:
             return False  # a cached video or sound: it is already the message
-        request = InlineRequest(url, inline_message_id, user_id, offer.label)
+        language = supported(app_language) or ENGLISH
+        request = InlineRequest(url, inline_message_id, user_id, offer.label, language)
         await self._jobs.submit(DOWNLOAD_INLINE, request.to_payload(), owner_id=user_id, requester=user_id)
         return True

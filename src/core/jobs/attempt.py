@@ -23,6 +23,8 @@ from core.jobs.in_flight import AttemptStopped, HeldJob
 from core.jobs.outcome import INTERNAL, JobFailure, JobOutcome
 from core.jobs.registry import JobType
 from core.jobs.tasks import finished_within
+from core.texts.phrase import Phrase
+from core.texts.reasons import timed_out
 from ports.clock import Clock
 from ports.errors import ShutdownAbort
 from ports.jobs import Job
@@ -52,11 +54,13 @@ class Deadlines:
         except Exception as error:  # noqa: BLE001 - a bug in one job must not kill the worker
             return Failure(
                 JobFailure(
-                    texts.INTERNAL_ERROR.format(error=error), detail=traceback.format_exc(), code=INTERNAL
+                    Phrase(texts.INTERNAL_ERROR, error=str(error)),
+                    detail=traceback.format_exc(),
+                    code=INTERNAL,
                 )
             )
         if not finished:
-            return Failure(JobFailure(texts.TIMED_OUT.format(seconds=seconds)))
+            return Failure(JobFailure(timed_out(seconds)))
         outcome: JobOutcome = task.result()
         return outcome
 

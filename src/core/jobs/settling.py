@@ -121,7 +121,7 @@ class Settler:
     async def _bury(
         self, job: Job, reason: str, job_type: JobType | None, failure: JobFailure | None
     ) -> None:
-        text = error_text(failure) if failure else reason
+        text = error_text(failure) if failure else str(reason)  # plain English for the row
         now = self._clock.now()
         if (
             await self._persist(job, "dead letter", lambda: self._queue.dead_letter(job.lease, text, now))
@@ -166,4 +166,5 @@ class Settler:
 
 
 def error_text(failure: JobFailure) -> str:
-    return failure.reason if not failure.detail else f"{failure.reason}\n\n{failure.detail}"
+    """What the store keeps: plain English text (a reason may be a phrase, core.texts.phrase)."""
+    return str(failure.reason) if not failure.detail else f"{failure.reason}\n\n{failure.detail}"

@@ -21,6 +21,7 @@ from core.jobs.settling import Settler
 from core.jobs.signals import Signal
 from core.jobs.tasks import first_of, settle
 from core.lifecycle.effects import Complete, ScheduleRetry
+from core.texts.phrase import Phrase
 from ports.clock import Clock
 from ports.errors import StoreRefused
 from ports.jobs import Job
@@ -116,7 +117,7 @@ class Worker:
             # A bug of ours, not the job's: charge the attempt and let the row go, so the job
             # retries (and is buried once spent) instead of staying held by this process.
             log.exception("worker %d: processing the job failed", self._number, extra=log_fields(job))
-            failure = JobFailure(texts.INTERNAL_ERROR.format(error=error), code=INTERNAL)
+            failure = JobFailure(Phrase(texts.INTERNAL_ERROR, error=str(error)), code=INTERNAL)
             retry = ScheduleRetry(self._clock.now() + self._errors.next(), failure.reason)
             await self._settler.apply(job, retry, None, failure)
             return None

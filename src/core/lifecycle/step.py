@@ -8,6 +8,7 @@ from core.lifecycle.effects import Complete, DeadLetter, Effect, Nothing, Releas
 from core.lifecycle.events import Claimed, Event, Failed, Rejected, Released, Succeeded
 from core.lifecycle.retry_policy import Random, RetryPolicy, backoff_delay
 from core.lifecycle.state import JobState, Phase
+from core.texts import reasons
 
 
 def step(state: JobState, event: Event, policy: RetryPolicy, random: Random) -> tuple[JobState, Effect]:
@@ -62,4 +63,4 @@ def is_exhausted(attempts: int, max_attempts: int) -> bool:
 
 
 def gave_up(max_attempts: int) -> str:
-    return f"gave up after {max_attempts} attempts: the process died while running it"
+    return reasons.gave_up(max_attempts)

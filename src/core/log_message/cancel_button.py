@@ -4,7 +4,6 @@ the job's next edit once the message exists, and the last edit (the job settled)
 
 from __future__ import annotations
 
-from core import texts
 from core.trust.buttons import SignedButton, SignedButtons
 from core.trust.callback_data import ButtonRef
 from ports.messenger import Keyboard
@@ -19,6 +18,7 @@ class CancelButtons:
     def __init__(self, buttons: SignedButtons) -> None:
         self._buttons = buttons
 
-    async def keyboard(self, chat_id: int, message_id: int, job_id: int) -> Keyboard:
-        button = SignedButton(texts.BUTTON_CANCEL, ButtonRef(CANCEL_JOB, str(job_id)))
+    async def keyboard(self, chat_id: int, message_id: int, *, job_id: int, label: str) -> Keyboard:
+        """`label`: the button's words, in the chat's language."""
+        button = SignedButton(label, ButtonRef(CANCEL_JOB, str(job_id)))
         return await self._buttons.keyboard(chat_id, message_id, [[button]])

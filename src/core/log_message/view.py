@@ -7,8 +7,8 @@ job is doing now (`stage`, which replaces the stage before it and its progress),
 delivers the latest text when it is due and Telegram's pacing allows; whatever changed meanwhile
 is coalesced into that one call, so a stage that lasted 200 ms is never shown.
 
-Adding a stage is one text in `core.texts` and one call: `view.stage(texts.converting())`, then
-`view.progress(texts.progress_line(p))` while it runs. Nothing else knows which stages exist.
+Adding a stage is one text in `core.texts` and one call: `view.stage(words.say(texts.CONVERTING))`,
+then `view.progress(words.progress_line(p))` while it runs. Nothing else knows which stages exist.
 
 The end: `settle(final)` closes the view with its last stage line (the video went out); `end()`
 closes it with nothing more to show (the chat's last word is another message, e.g. "😞 Video too

@@ -38,15 +38,24 @@ class LogViews:
         self._senders: dict[int, asyncio.Task[None]] = {}
         self._wakes: dict[int, ChatSender] = {}
 
-    def open(self, job_id: int, to: LogAddress, state: LogState, persist: Persist | None = None) -> LogView:
-        """The job's view: the live one if this process has it, else a new one over `state`."""
+    def open(
+        self,
+        job_id: int,
+        to: LogAddress,
+        state: LogState,
+        persist: Persist | None = None,
+        *,
+        cancel_label: str,
+    ) -> LogView:
+        """The job's view: the live one if this process has it, else a new one over `state`, its
+        🚫 button saying `cancel_label` (in the chat's language)."""
         views = self._chats.setdefault(to.chat_id, {})
         view = views.get(job_id)
         if view is None or view.abandoned:
             view = views[job_id] = LogView(to, state, self._changed)
             view.persist = persist
             if self._buttons is not None:
-                view.buttons = partial(self._buttons.keyboard, to.chat_id, job_id=job_id)
+                view.buttons = partial(self._buttons.keyboard, to.chat_id, job_id=job_id, label=cancel_label)
         return view
 
     @staticmethod
@@ -54,20 +63,27 @@ class LogViews:
         """A view nobody is shown (a group's): the job writes as anywhere, nothing is sent."""
         return LogView(to, state, None)
 
-    def announce(self, job_id: int, to: LogAddress, first_text: str) -> None:
+    def announce(self, job_id: int, to: LogAddress, first_text: str, *, cancel_label: str) -> None:
         """The link was accepted: its log message goes out now, before any worker is free. A
         worker that got to the job first has said more already; then this says nothing."""
-        view = self.open(job_id, to, LogState())
+        view = self.open(job_id, to, LogState(), cancel_label=cancel_label)
         if view.version == 0:
             view.stage(first_text)
 
     def adopt(
-        self, job_id: int, to: LogAddress, state: LogState, persist: Persist, fence: Fence | None = None
+        self,
+        job_id: int,
+        to: LogAddress,
+        state: LogState,
+        persist: Persist,
+        fence: Fence | None = None,
+        *,
+        cancel_label: str,
     ) -> LogView:
         """A worker starts the job: from now on the view is saved through the worker's `persist`
         and shown only while `fence` holds (the attempt still holds the job's lease), and its next
         intermediate text waits one interval (a job done by then shows none)."""
-        view = self.open(job_id, to, state)
+        view = self.open(job_id, to, state, cancel_label=cancel_label)
         view.persist = persist
         view.fence = fence
         view.quiet_until = self._clock.now() + EDIT_INTERVAL_SECONDS

@@ -13,6 +13,7 @@ from core.requests.payload import (
     read_optional_number,
     read_str,
 )
+from core.texts.languages import ENGLISH
 from ports.json import Payload
 
 PRIVATE = "private"
@@ -44,6 +45,9 @@ class DownloadRequest:
     log: Payload = field(default_factory=dict)
     posted_at: float | None = None
     """When the user's message was sent (Telegram's date): the start of what the user waits."""
+    language: str = ENGLISH
+    """The catalog the chat reads every word of this job in (core.texts.languages), chosen when
+    the link came: a worker, in whatever process, speaks the user's language."""
     delivered: bool = False
     """The video (or the sound) went out: written the moment Telegram said so, so that an attempt
     after a crash finishes the job instead of sending it again."""
@@ -94,6 +98,7 @@ class DownloadRequest:
                 reported_attempt=read_int(payload.get("reported_attempt", 1)),
                 log=read_dict(payload.get("log")),
                 posted_at=read_optional_number(payload.get("posted_at")),
+                language=read_str(payload.get("language", ENGLISH)),
                 delivered=bool(payload.get("delivered", False)),
             )
         except KeyError as missing:

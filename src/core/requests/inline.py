@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from core.requests.payload import PayloadError, read_int, read_str
+from core.texts.languages import ENGLISH
 from ports.json import Payload
 
 VARIANTS = ("full", "no_caption", "no_source")
@@ -23,6 +24,8 @@ class InlineRequest:
     inline_message_id: str
     user_id: int
     variant: str = "full"
+    language: str = ENGLISH
+    """The catalog the user reads the placeholder's last words in (a 💥 line)."""
 
     def to_payload(self) -> Payload:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -35,6 +38,7 @@ class InlineRequest:
                 inline_message_id=read_str(payload["inline_message_id"]),
                 user_id=read_int(payload.get("user_id", 0)),
                 variant=read_str(payload.get("variant", "full")),
+                language=read_str(payload.get("language", ENGLISH)),
             )
         except KeyError as missing:
             raise PayloadError(f"inline payload lacks {missing}") from None

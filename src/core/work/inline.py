@@ -18,6 +18,8 @@ from core.jobs.context import JobContext
 from core.jobs.hooks import DeadJob
 from core.jobs.outcome import JobOutcome
 from core.requests.inline import AUDIO_VARIANT, InlineRequest
+from core.texts.captions import variant_caption
+from core.texts.words import Words
 from core.work.delivery.audio import AudioDelivery, audio_meta
 from core.work.delivery.destination import AudioDestination, Destination, Outgoing
 from core.work.delivery.failures import api_failure, bad_payload, too_large
@@ -28,6 +30,7 @@ from core.work.delivery.turns import VideoTurns
 from core.work.delivery.video import Delivery
 from core.work.fenced import FencedMessengers
 from ports.blobs import BlobRecord
+from ports.language import Languages
 from ports.media import VideoInfo
 from ports.messenger import (
     AudioFile,
@@ -47,9 +50,9 @@ from ports.messenger import (
 log = logging.getLogger("vidrelay.inline")
 
 
-def variant_keyboard(url: str, variant: str) -> Keyboard | None:
+def variant_keyboard(url: str, variant: str, words: Words) -> Keyboard | None:
     """The audio comes with its source, like the full video."""
-    return None if variant == "no_source" else [[Button(texts.SOURCE_BUTTON, url=url)]]
+    return None if variant == "no_source" else [[Button(words.say(texts.SOURCE_BUTTON), url=url)]]
 
 
 class DownloadInline:
@@ -63,6 +66,7 @@ class DownloadInline:
         turns: VideoTurns,
         cache_chat_id: int,
         outages: TelegramOutages,
+        languages: Languages,
     ) -> None:
         """`delivery`, `audio`: the download job's own, so both refuse alike before a byte (the
         upload limit, the download cap) and wait alike for yt-dlp; `messengers`: what an attempt
@@ -74,6 +78,7 @@ class DownloadInline:
         self._outages = outages
         self._turns = turns
         self._cache_chat_id = cache_chat_id
+        self._languages = languages
 
     async def run(self, context: JobContext) -> JobOutcome:
         return await self._outages.settle(context, await self._run(context))
@@ -88,10 +93,11 @@ class DownloadInline:
             return videos
         info = videos.unwrap()[0]
         messenger = self._messengers.for_attempt(context.fence)
+        words = Words.of(self._languages, request.language)
         if request.variant == AUDIO_VARIANT:
-            sound = _SoundPlaceholder(request, info, messenger, self._cache_chat_id, self._turns)
+            sound = _SoundPlaceholder(request, info, messenger, self._cache_chat_id, self._turns, words)
             return await self._audio.deliver(info, sound, Quiet())
-        placeholder = _Placeholder(request, info, messenger, self._cache_chat_id, self._turns)
+        placeholder = _Placeholder(request, info, messenger, self._cache_chat_id, self._turns, words)
         return await self._delivery.deliver(info, placeholder, Quiet())
 
     async def on_dead(self, dead: DeadJob) -> None:
@@ -99,11 +105,12 @@ class DownloadInline:
             request = InlineRequest.from_payload(dead.job.payload)
         except ValueError:
             return
+        words = Words.of(self._languages, request.language)
         try:
             await self._messenger.edit_inline_text(
                 request.inline_message_id,
-                texts.failed(dead.reason).lstrip("\n"),
-                keyboard=variant_keyboard(request.url, request.variant),
+                words.failed(dead.reason).lstrip("\n"),
+                keyboard=variant_keyboard(request.url, request.variant, words),
             )
         except MessengerError as error:
             log.warning("could not tell an inline placeholder it failed", exc_info=error)
@@ -117,8 +124,10 @@ class _Placeholder(Destination):
         messenger: Messenger,
         cache_chat_id: int,
         turns: VideoTurns,
+        words: Words,
     ) -> None:
         self._request = request
+        self._words = words
         self._info = info
         self._messenger = messenger
         self._cache_chat_id = cache_chat_id
@@ -142,13 +151,13 @@ class _Placeholder(Destination):
 
     async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
         request = self._request
-        meta = video_meta(record, self._info, texts.variant_caption(self._info, request.variant))
+        meta = video_meta(record, self._info, variant_caption(self._info, request.variant))
         try:
             await self._messenger.edit_inline_video(
                 request.inline_message_id,
                 file_id,
                 meta,
-                keyboard=variant_keyboard(request.url, request.variant),
+                keyboard=variant_keyboard(request.url, request.variant, self._words),
             )
         except MessengerError as error:
             return Failure(api_failure(error))
@@ -170,7 +179,7 @@ class _SoundPlaceholder(_Placeholder, AudioDestination):
                 request.inline_message_id,
                 file_id,
                 audio_meta(record, self._info),
-                keyboard=variant_keyboard(request.url, request.variant),
+                keyboard=variant_keyboard(request.url, request.variant, self._words),
             )
         except MessengerError as error:
             return Failure(api_failure(error))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 import uuid
 from collections.abc import AsyncIterator
+from importlib.resources import files
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aiogram import Bot
@@ -13,6 +15,7 @@ from dependency_injector import providers
 from prometheus_client import CollectorRegistry
 from pydantic import SecretStr
 
+from adapters.babel.languages import BabelLanguages
 from adapters.ffmpeg.prober import FfprobeProber
 from adapters.ffmpeg.transcoder import FfmpegTranscoder
 from adapters.filesystem.blob_files import LocalBlobFiles
@@ -30,6 +33,7 @@ from adapters.ytdlp.downloader import YtDlpDownloader
 from adapters.ytdlp.heights import YtDlpFormatChoice
 from adapters.ytdlp.locator import YtDlpLocator
 from adapters.ytdlp.updater import YtDlpUpdater
+from core.texts.languages import CODES
 from core.update_freshness import UpdateFreshness
 from core.url_policy import GuardRules
 from core.work.fenced import SendBudgets
@@ -92,6 +96,11 @@ async def _ingest_lock(settings: Settings, clock: Clock) -> AsyncIterator[Ingest
         await lock.release()
 
 
+def translations_folder() -> Path:
+    """The text catalog's translations, package data of core.texts (`<code>.po`)."""
+    return Path(str(files("core.texts") / "translations"))
+
+
 def _short_id() -> str:
     return uuid.uuid4().hex[:16]
 
@@ -122,6 +131,8 @@ class Adapters(Stores):
     )
     ingest_lock = providers.Resource(_ingest_lock, settings, clock)
     """PostgreSQL only: the one process per database that receives Telegram's updates."""
+    languages = providers.Singleton(BabelLanguages, providers.Callable(translations_folder), CODES)
+    """The catalogs the bot speaks, read once at start."""
 
     blob_files = providers.Singleton(LocalBlobFiles, settings.provided.data_dir)
     locator = providers.Singleton(YtDlpLocator, settings.provided.data_dir)

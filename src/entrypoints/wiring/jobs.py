@@ -71,6 +71,7 @@ class Jobs(Adapters):
     metrics = Adapters.metrics
     messenger = Adapters.messenger
     flood = Adapters.flood
+    languages = Adapters.languages
 
     # The signing secret lives in the store: every process sharing it signs alike.
     keys = providers.Singleton(InstallKeys, store, providers.Object(secrets.token_bytes))
@@ -153,7 +154,7 @@ class Jobs(Adapters):
         upload_limit_bytes=settings.provided.upload_limit_bytes,
         ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
     )
-    replies = providers.Singleton(Replies, messenger, store)
+    replies = providers.Singleton(Replies, messenger, store, languages)
     telegram_outages = providers.Singleton(
         TelegramOutages, clock=clock, random=random, budget_seconds=settings.provided.telegram_outage_seconds
     )
@@ -187,7 +188,10 @@ class Jobs(Adapters):
             clock=clock,
         ),
         reports=providers.Singleton(
-            ChatReports, logs=log_views, upload_limit_bytes=settings.provided.upload_limit_bytes
+            ChatReports,
+            logs=log_views,
+            languages=languages,
+            upload_limit_bytes=settings.provided.upload_limit_bytes,
         ),
         formats=formats,
         outages=telegram_outages,
@@ -204,6 +208,7 @@ class Jobs(Adapters):
             turns=turns,
             cache_chat_id=settings.provided.inline_cache_chat_id,
             outages=telegram_outages,
+            languages=languages,
         ),
         off=providers.Object(None),
     )

@@ -9,13 +9,15 @@ import re
 
 import pytest
 
-from core.command_menus import ADMINS, DESCRIPTIONS, EVERYONE, GROUPS, command_menus
+from core.command_menus import ADMINS, EVERYONE, GROUPS, command_menus, translations
 from core.startup import leave_webhook, publish_menus
+from core.texts import COMMAND_DESCRIPTIONS
 from core.update_freshness import UpdateFreshness
 from entrypoints.bot.webhook import watch_webhook
 from ports.bot_account import BotAccount, BotProfile, CommandMenu, WebhookState
 from ports.messenger import MessengerError
 from tests.support.clock import VirtualClock
+from tests.support.languages import languages
 
 
 class ScriptedAccount(BotAccount):
@@ -61,11 +63,20 @@ def test_the_menus_cover_everyone_groups_and_each_admin_in_every_translated_lang
     assert [c.command for c in menus[0].commands] == list(EVERYONE)
     assert [c.command for c in menus[1].commands] == list(GROUPS)
     assert [c.command for c in menus[2].commands] == list(ADMINS)
-    assert menus[4].commands[0].description == DESCRIPTIONS["help"].upper()
+    assert menus[4].commands[0].description == COMMAND_DESCRIPTIONS["help"].upper()
+
+
+def test_the_menus_are_published_in_every_language_of_the_catalog() -> None:
+    menus = command_menus([3], translations(languages()))
+    everyone = {m.language: m.commands for m in menus if m.scope == "default"}
+    assert sorted(everyone) == ["", "es", "ru"]
+    assert everyone[""][0].description == "What I do, and how to ask"
+    assert everyone["es"][0].description == "Qué hago y cómo pedírmelo"
+    assert everyone["ru"][0].description == "Что я умею и как меня попросить"
 
 
 def test_every_menu_line_is_what_telegram_accepts() -> None:
-    for menu in command_menus([1]):
+    for menu in command_menus([1], translations(languages())):
         for command in menu.commands:
             assert re.fullmatch(r"[a-z0-9_]{1,32}", command.command)
             assert 0 < len(command.description) <= 256

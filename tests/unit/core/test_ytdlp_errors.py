@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.texts import site_verdict
+from core.texts.reasons import site_verdict
 from core.ytdlp_errors import FailureKind, Verdict, classify_ytdlp, error_lines, user_reason
 from ports.media import ToolFailure
 

@@ -156,3 +156,12 @@ def test_hadolint_passes() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_installed_package_carries_the_translations() -> None:
+    """The image installs the package (not the source tree): its catalogs must be package data."""
+    globs = PYPROJECT["tool"]["setuptools"]["package-data"]["core.texts"]
+    folder = ROOT / "src" / "core" / "texts"
+    shipped = {path for pattern in globs for path in folder.glob(pattern)}
+    assert shipped == set((folder / "translations").glob("*.po"))
+    assert shipped

@@ -19,9 +19,11 @@ from core.jobs.tasks import first_of
 from core.log_message.state import LogState
 from core.log_message.views import LogViews
 from core.requests.download import DownloadRequest
+from core.texts.words import Words
 from ports.clock import Clock
 from ports.errors import StoreError
 from ports.held_back import HeldBackJobs
+from ports.language import Languages
 from ports.messenger import Messenger, MessengerError
 from ports.queue_view import QueueView
 
@@ -42,6 +44,7 @@ class Announcements:
         worker_slots: int,
         messenger: Messenger,
         clock: Clock,
+        languages: Languages,
         held_back: HeldBackJobs | None = None,
     ) -> None:
         """`depth`: the queue's counts, for a waiting link's place in it; `held_back`: the shared
@@ -53,6 +56,7 @@ class Announcements:
         self._messenger = messenger
         self._clock = clock
         self._held_back = held_back
+        self._languages = languages
 
     @property
     def hold_seconds(self) -> float:
@@ -64,14 +68,19 @@ class Announcements:
             # Only the worker that claims the job may write its row (fenced leases): the message
             # id reaches the row with the worker's first save.
             if request.private:
-                self._logs.announce(job_id, request.log_address, await self._first_text(job_id))
+                words = Words.of(self._languages, request.language)
+                first = await self._first_text(job_id, words)
+                self._logs.announce(
+                    job_id, request.log_address, first, cancel_label=words.say(texts.BUTTON_CANCEL)
+                )
             return
         await self._speak_then_let_go(request, job_id, self._held_back)
 
     async def _speak_then_let_go(
         self, request: DownloadRequest, job_id: int, held_back: HeldBackJobs
     ) -> None:
-        first = await self._first_text(job_id) if request.private else None
+        words = Words.of(self._languages, request.language)
+        first = await self._first_text(job_id, words) if request.private else None
         message_id = await self._post(request, first) if first is not None else None
         payload = request.to_payload()
         if message_id is not None and first is not None:
@@ -112,9 +121,8 @@ class Announcements:
                 "a second log message stays", extra={"chat_id": request.chat_id, "error": error.description}
             )
 
-    async def _first_text(self, job_id: int) -> str:
-        ahead = await self._ahead(job_id)
-        return texts.queued(ahead) if ahead > 0 else texts.scraping()
+    async def _first_text(self, job_id: int, words: Words) -> str:
+        return words.first_line(await self._ahead(job_id))
 
     async def _ahead(self, job_id: int) -> int:
         """How many jobs must start before this one can, in the order the claims take them (the

@@ -25,6 +25,7 @@ from core.incoming.known_videos import KnownVideos
 from core.jobs.submitter import JobSubmitter
 from core.requests.download import PRIVATE, DownloadRequest
 from core.requests.job_names import DOWNLOAD_VIDEO
+from core.texts.languages import chat_language
 from core.url_guard import UrlGuard
 from core.urls import extract_urls, site_key
 from ports.caches import HandledUrls
@@ -95,7 +96,7 @@ class LinkIntake:
             if report.not_kept:  # one refusal on the last try: the store refuses writes now
                 report.not_kept.append(url)
                 continue
-            request = _with_choices(_request(message, url), chosen, message.audio)
+            request = _with_choices(_request(message, url), chosen, message)
             if await self._take(request, report, last_try):
                 if budget is not None:
                     await budget.spend()
@@ -217,11 +218,18 @@ def _request(message: IncomingMessage, url: str) -> DownloadRequest:
     )
 
 
-def _with_choices(request: DownloadRequest, chosen: ChatSettings, audio: bool | None) -> DownloadRequest:
-    """The chat's choices travel with the job: it is handled as the chat wanted it when it came."""
+def _with_choices(
+    request: DownloadRequest, chosen: ChatSettings, message: IncomingMessage
+) -> DownloadRequest:
+    """The chat's choices travel with the job: it is handled as the chat wanted it when it came,
+    and every word of it is said in the language the chat reads now."""
+    language = chat_language(
+        private=request.private, chosen=chosen.language, app_language=message.app_language
+    )
     return replace(
         request,
-        audio=chosen.audio_only if audio is None else audio,
+        language=language,
+        audio=chosen.audio_only if message.audio is None else message.audio,
         max_height=chosen.max_height,
         ask_long=chosen.ask_long_videos,
         ask_longer_than=chosen.ask_longer_than_seconds,

@@ -24,6 +24,8 @@ class IncomingMessage:
     """True: the sound only (/audio); False: the video (/video); None: as the chat chose."""
     posted_at: float | None = None
     """Telegram's date of the message (of the edit, for an edit)."""
+    app_language: str | None = None
+    """The sender's Telegram app's language (`language_code`): a private chat's, unless it chose one."""
 
 
 @dataclass

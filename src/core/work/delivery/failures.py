@@ -5,6 +5,8 @@ from __future__ import annotations
 from core import texts
 from core.jobs.outcome import JobFailure
 from core.telegram_errors import ApiVerdict, classify_telegram
+from core.texts import reasons
+from core.texts.phrase import Phrase
 from core.ytdlp_errors import FailureKind, classify_ytdlp
 from ports.errors import ShutdownAbort
 from ports.media import ToolFailure
@@ -17,23 +19,23 @@ which the job waits out (core.work.delivery.outage), never a failure of the link
 
 
 def bad_payload(error: ValueError) -> JobFailure:
-    return JobFailure(texts.BAD_PAYLOAD.format(error=error), permanent=True)
+    return JobFailure(Phrase(texts.BAD_PAYLOAD, error=str(error)), permanent=True)
 
 
 def refused(why: str) -> JobFailure:
-    return JobFailure(texts.REFUSED.format(why=why), permanent=True, code="refused")
+    return JobFailure(reasons.refused(why), permanent=True, code="refused")
 
 
 def no_video() -> JobFailure:
-    return JobFailure(texts.NO_VIDEO, permanent=True, code=FailureKind.NOT_A_VIDEO.value)
+    return JobFailure(Phrase(texts.NO_VIDEO), permanent=True, code=FailureKind.NOT_A_VIDEO.value)
 
 
 def vanished() -> JobFailure:
-    return JobFailure(texts.VANISHED)
+    return JobFailure(Phrase(texts.VANISHED))
 
 
 def too_large(size: int) -> JobFailure:
-    return JobFailure(texts.too_large(size), permanent=True, code=TOO_LARGE)
+    return JobFailure(reasons.too_large(size), permanent=True, code=TOO_LARGE)
 
 
 def tool_failure(failure: ToolFailure) -> JobFailure:
@@ -51,7 +53,7 @@ def tool_failure(failure: ToolFailure) -> JobFailure:
 
 def api_failure(error: MessengerError) -> JobFailure:
     verdict = classify_telegram(error)
-    reason = texts.TELEGRAM_REFUSED.format(description=error.description)
+    reason = Phrase(texts.TELEGRAM_REFUSED, description=error.description)
     if verdict is ApiVerdict.RETRY_AFTER:
         return JobFailure(reason, retry_after=error.retry_after or 1.0, code="flood")
     if verdict is ApiVerdict.TRANSIENT:

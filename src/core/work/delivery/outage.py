@@ -24,11 +24,11 @@ from dataclasses import replace
 
 from returns.result import Failure, Success
 
-from core import texts
 from core.jobs.context import JobContext
 from core.jobs.fields import log_fields
 from core.jobs.outcome import Deferred, JobOutcome
 from core.lifecycle.retry_policy import Random, RetryPolicy, backoff_delay
+from core.texts.reasons import unreachable_for
 from core.work.delivery.failures import TELEGRAM_UNREACHABLE
 from ports.clock import Clock
 from ports.json import Payload
@@ -59,9 +59,7 @@ class TelegramOutages:
         since, tries = _outage_of(context.payload, now)
         if now - since >= self._budget:
             self._waiting.pop(context.job.id, None)
-            reason = texts.TELEGRAM_UNREACHABLE_FOR.format(
-                hours=self._budget / 3600, description=failure.reason
-            )
+            reason = unreachable_for(self._budget, failure.reason)
             return Failure(replace(failure, reason=reason, permanent=True))
         context.payload[OUTAGE_KEY] = {"since": since, "tries": tries + 1}
         await context.save()

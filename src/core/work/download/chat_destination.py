@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from returns.result import Success
 
-from core import texts
 from core.jobs.fence import Fence
 from core.jobs.outcome import JobOutcome
 from core.requests.download import DownloadRequest
+from core.texts.reasons import too_large
 from core.trust.migrations import may_migrate
 from core.work.delivery.destination import AudioDestination, Destination, Outgoing
 from core.work.delivery.turns import VideoTurns
@@ -101,11 +101,12 @@ class ChatDestination(Destination, AudioDestination):
         longer_than = request.ask_longer_than or self._confirm_longer_than
         if not needs_confirmation(request, duration, longer_than):
             return None
-        return await self._parking.ask_first(self._request, duration or 0.0, pinned_key, self._messenger)
+        words = self.replies.words(request)
+        return await self._parking.ask_first(request, duration or 0.0, pinned_key, self._messenger, words)
 
     async def too_large(self, size: int) -> JobOutcome:
         await self.replies.reopen(self._request)
-        await self.replies.say(self._request, texts.too_large(size))
+        await self.replies.say(self._request, self.replies.words(self._request).reason(too_large(size)))
         return Success(None)
 
     def not_before(self, outgoing: Outgoing) -> float | None:

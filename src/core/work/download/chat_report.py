@@ -9,7 +9,7 @@ The stages before the upload replace each other (🧐 scraping, ⬇️ downloadi
 only the current one is shown. Those that change the video (🎞 converting, 📦 compressing to
 fit) stay as lasting lines, so the settled log still says what was done; `progress` shows the
 percent of whichever runs. A new stage of that kind is a value of `ports.media.Stage` and its line
-in `texts.stage_line`; nothing here changes.
+in `Words.stage_line`; nothing here changes. Every word is in the language the request carries.
 """
 
 from __future__ import annotations
@@ -23,35 +23,46 @@ from core.log_message.state import LogState
 from core.log_message.view import LogView
 from core.log_message.views import LogViews
 from core.requests.download import DownloadRequest
+from core.texts.words import Words
 from core.work.delivery.report import Report
+from ports.language import Languages
 from ports.media import Progress, Stage, VideoInfo
 
 
-def log_view(request: DownloadRequest, logs: LogViews, job_id: int) -> LogView:
+def log_view(request: DownloadRequest, logs: LogViews, job_id: int, words: Words) -> LogView:
     """The job's live view in a private chat (one this process showed already, or one over where
     the payload says the log stands); in a group a view nobody is shown."""
     state = LogState.from_json(request.log)
     if not request.private:
         return LogViews.unshown(request.log_address, state)
-    return logs.open(job_id, request.log_address, state)
+    return logs.open(job_id, request.log_address, state, cancel_label=words.say(texts.BUTTON_CANCEL))
 
 
 class ChatReports:
     """One `ChatReport` per attempt, over the process's log messages."""
 
-    def __init__(self, *, logs: LogViews, upload_limit_bytes: int) -> None:
+    def __init__(self, *, logs: LogViews, languages: Languages, upload_limit_bytes: int) -> None:
         self._logs = logs
+        self._languages = languages
         self._limit = upload_limit_bytes
 
     def for_attempt(self, request: DownloadRequest, context: JobContext) -> ChatReport:
-        return ChatReport(request, self._logs, context, self._limit)
+        words = Words.of(self._languages, request.language)
+        return ChatReport(request, self._logs, context, self._limit, words)
 
 
 class ChatReport(Report):
     def __init__(
-        self, request: DownloadRequest, logs: LogViews, context: JobContext, upload_limit_bytes: int
+        self,
+        request: DownloadRequest,
+        logs: LogViews,
+        context: JobContext,
+        upload_limit_bytes: int,
+        words: Words,
     ) -> None:
         self._request = request
+        self.words = words
+        """The words of the request's chat, in its language."""
         self._context = context
         self._limit = upload_limit_bytes
         self._stage = Stage.DOWNLOAD
@@ -59,7 +70,10 @@ class ChatReport(Report):
         if request.private:
             # The view's edits go out only while this attempt holds its lease (core.jobs.fence).
             fence = context.fence.holds
-            self._view = logs.adopt(context.job.id, request.log_address, state, self._save, fence)
+            cancel = words.say(texts.BUTTON_CANCEL)
+            self._view = logs.adopt(
+                context.job.id, request.log_address, state, self._save, fence, cancel_label=cancel
+            )
         else:
             self._view = LogViews.unshown(request.log_address, state)
 
@@ -70,7 +84,7 @@ class ChatReport(Report):
     def attempt_started(self) -> None:
         """An attempt the log has not announced: the one before it crashed the process."""
         if self._context.attempt > self._request.reported_attempt:
-            self._view.line(texts.retrying(self._context.attempt, self._context.max_attempts))
+            self._view.line(self.words.retrying(self._context.attempt, self._context.max_attempts))
             self._request.reported_attempt = self._context.attempt
             self._context.payload["reported_attempt"] = self._context.attempt
 
@@ -83,17 +97,17 @@ class ChatReport(Report):
 
     async def scraping(self) -> None:
         if not self._request.info_shown:
-            self._view.stage(texts.scraping())
+            self._view.stage(self.words.say(texts.SCRAPING))
             await self.checkpoint()
 
     def found(self, info: VideoInfo) -> None:
         if not self._request.info_shown:
-            self._view.line(texts.video_info(info))
+            self._view.line(self.words.video_info(info))
             self._request.info_shown = True
             self._context.payload["info_shown"] = True
 
     async def downloading(self) -> None:
-        self._view.stage(texts.downloading())
+        self._view.stage(self.words.say(texts.DOWNLOADING))
         await self.checkpoint()
 
     def progress(self, progress: Progress) -> None:
@@ -101,16 +115,16 @@ class ChatReport(Report):
             # Converting or compressing began: a lasting line (the settled log still says what
             # was done to the video), the download's stage is over, the percent goes below it.
             self._stage = progress.stage
-            if (line := texts.stage_line(progress, self._limit)) is not None:
+            if (line := self.words.stage_line(progress, self._limit)) is not None:
                 self._view.line(line)
                 self._view.stage("")
-        self._view.progress(texts.progress_line(progress))
+        self._view.progress(self.words.progress_line(progress))
 
     def output(self, line: str) -> None:
-        self._view.line(texts.output_chunk(line))
+        self._view.line(self.words.output_chunk(line))
 
     async def uploading(self, size: int) -> None:
-        self._view.stage(texts.uploading(size))
+        self._view.stage(self.words.uploading(size))
 
     async def sending(self) -> None:
         await self._view.hold()
@@ -119,7 +133,7 @@ class ChatReport(Report):
         self._view.release()
 
     async def sent(self, size: int | None) -> None:
-        self._view.settle(texts.sent(size))
+        self._view.settle(self.words.sent(size))
         self._request.delivered = True
         self._context.payload["delivered"] = True
         await self.checkpoint()

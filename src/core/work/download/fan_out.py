@@ -36,8 +36,9 @@ async def fan_out(
             requester=request.chat_id,
             guard=guard,
         )
+    words = replies.words(request)
     if len(entries) > MAX_ENTRIES:
-        await replies.say(request, texts.MORE_THAN_TEN)
-    report.note(texts.fanned_out(min(len(entries), MAX_ENTRIES)))
+        await replies.say(request, words.say(texts.MORE_THAN_TEN))
+    report.note(words.fanned_out(min(len(entries), MAX_ENTRIES)))
     report.done()
     return Success(None)

@@ -12,6 +12,7 @@ from core.jobs.outcome import JobOutcome
 from core.requests.download import DownloadRequest
 from core.requests.job_names import DOWNLOAD_VIDEO
 from core.requests.prompt import CANCEL, CONFIRM
+from core.texts.words import Words
 from core.trust.buttons import SignedButton, SignedButtons
 from core.trust.callback_data import ButtonRef
 from core.urls import site_key
@@ -54,10 +55,15 @@ class Parking:
         self._max_attempts = max_attempts
 
     async def ask_first(
-        self, request: DownloadRequest, duration: float, pinned_key: str | None, messenger: Messenger
+        self,
+        request: DownloadRequest,
+        duration: float,
+        pinned_key: str | None,
+        messenger: Messenger,
+        words: Words,
     ) -> JobOutcome:
         """Park the request (pinning `pinned_key`'s bytes) and post the prompt through `messenger`
-        (the attempt's fenced one)."""
+        (the attempt's fenced one), in the chat's `words`."""
         pending_id = self._new_id()
         confirmed = request.for_job(entry_index=request.entry_index, confirmed=True, verbose=False)
         job = _confirmed_job(confirmed, self._max_attempts)
@@ -73,15 +79,15 @@ class Parking:
         await self._pending.park(parked)
         buttons = [
             [
-                SignedButton(texts.LONG_VIDEO_YES, ButtonRef(CONFIRM, pending_id)),
-                SignedButton(texts.LONG_VIDEO_NO, ButtonRef(CANCEL, pending_id)),
+                SignedButton(words.say(texts.LONG_VIDEO_YES), ButtonRef(CONFIRM, pending_id)),
+                SignedButton(words.say(texts.LONG_VIDEO_NO), ButtonRef(CANCEL, pending_id)),
             ]
         ]
         try:
             await self._buttons.post(
                 messenger,
                 request.chat_id,
-                texts.long_video_prompt(duration),
+                words.long_video_prompt(duration),
                 buttons,
                 reply_to=request.message_id,
             )

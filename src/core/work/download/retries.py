@@ -26,8 +26,9 @@ class RetryReporting:
 
     async def on_retry(self, notice: RetryNotice) -> None:
         request = DownloadRequest.from_payload(notice.context.payload)
-        view = log_view(request, self._logs, notice.context.job.id)
-        view.line(texts.retrying(notice.next_attempt, notice.context.max_attempts))
+        words = self._replies.words(request)
+        view = log_view(request, self._logs, notice.context.job.id, words)
+        view.line(words.retrying(notice.next_attempt, notice.context.max_attempts))
         request.log = view.state.to_json()
         request.reported_attempt = notice.next_attempt
         notice.context.payload.update(request.to_payload())
@@ -40,15 +41,16 @@ class RetryReporting:
             return
         await self._replies.reopen(request)
         code = dead.failure.code if dead.failure else ""
+        words = self._replies.words(request)
         if request.private:
-            view = log_view(request, self._logs, dead.job.id)
-            view.line(texts.failed(dead.reason))
+            view = log_view(request, self._logs, dead.job.id, words)
+            view.line(words.failed(dead.reason))
             view.settle()
             await first_of(view.shown_all(), self._clock.sleep(LAST_WORD_WAIT_SECONDS))
         elif code != FailureKind.NOT_A_VIDEO.value and not request.confirmed:
             await self._replies.react(request)
         elif request.confirmed:
-            await self._replies.say(request, texts.failed(dead.reason).lstrip("\n"))
+            await self._replies.say(request, words.failed(dead.reason).lstrip("\n"))
 
     async def on_cancel(self, cancelled: CancelledJob) -> None:
         try:
@@ -56,6 +58,7 @@ class RetryReporting:
         except ValueError:
             return
         if request.private:
-            view = log_view(request, self._logs, cancelled.job.id)
-            view.settle(texts.CANCELLED)
+            words = self._replies.words(request)
+            view = log_view(request, self._logs, cancelled.job.id, words)
+            view.settle(words.say(texts.CANCELLED))
             await first_of(view.shown_all(), self._clock.sleep(LAST_WORD_WAIT_SECONDS))

@@ -9,10 +9,13 @@ from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 
 from core import texts
+from core.chat_settings.service import ChatSettingsService
 from core.chat_settings.who_may_change import Asker
 from core.incoming.cancelling import CancelAsk, Cancellations, CancelOutcome, CancelReport
 from core.log_message.cancel_button import PRESSED_PREFIX
+from core.texts.words import Words
 from entrypoints.bot.handlers.confirmations import press_of
+from entrypoints.bot.handlers.speech import words_for, words_for_press
 
 
 def setup() -> Router:
@@ -22,19 +25,24 @@ def setup() -> Router:
     return router
 
 
-async def on_cancel_press(callback_query: CallbackQuery, cancellations: Cancellations) -> None:
+async def on_cancel_press(
+    callback_query: CallbackQuery, cancellations: Cancellations, chat_settings: ChatSettingsService
+) -> None:
     """Its log message says 🚫 itself; the tap is answered so the client stops waiting."""
     outcome = await cancellations.press(press_of(callback_query))
+    words = await words_for_press(callback_query, chat_settings)
     match outcome:
         case CancelOutcome.CANCELLED:
-            await callback_query.answer(texts.CANCEL_DONE)
+            await callback_query.answer(words.say(texts.CANCEL_DONE))
         case CancelOutcome.NOTHING:
-            await callback_query.answer(texts.NO_LONGER_AVAILABLE, show_alert=True)
+            await callback_query.answer(words.say(texts.NO_LONGER_AVAILABLE), show_alert=True)
         case _:
-            await callback_query.answer(texts.BUTTON_NOT_VALID, show_alert=True)
+            await callback_query.answer(words.say(texts.BUTTON_NOT_VALID), show_alert=True)
 
 
-async def on_cancel(message: Message, cancellations: Cancellations) -> None:
+async def on_cancel(
+    message: Message, cancellations: Cancellations, chat_settings: ChatSettingsService
+) -> None:
     asker = Asker(
         chat_id=message.chat.id,
         chat_type=str(message.chat.type),
@@ -47,7 +55,9 @@ async def on_cancel(message: Message, cancellations: Cancellations) -> None:
         replied_to=replied.message_id if replied is not None else None,
         everything=_words(message.text)[1:] == ["all"],
     )
-    answer = _answer(await cancellations.cancel(ask), ask, private=message.chat.type == ChatType.PRIVATE)
+    report = await cancellations.cancel(ask)
+    words = await words_for(message, chat_settings)
+    answer = _answer(report, ask, words, private=message.chat.type == ChatType.PRIVATE)
     if answer:
         await message.reply(answer)
 
@@ -57,16 +67,16 @@ def _words(text: str | None) -> list[str]:
     return (text or "").lower().split()
 
 
-def _answer(report: CancelReport, ask: CancelAsk, *, private: bool) -> str | None:
+def _answer(report: CancelReport, ask: CancelAsk, words: Words, *, private: bool) -> str | None:
     """In a private chat one cancelled link needs no word: its log message says 🚫 itself."""
     match report.outcome:
         case CancelOutcome.CANCELLED if ask.everything:
-            return texts.cancelled_all(report.count)
+            return words.say(texts.CANCEL_ALL_DONE, count=report.count)
         case CancelOutcome.CANCELLED:
-            return None if private else texts.CANCEL_DONE
+            return None if private else words.say(texts.CANCEL_DONE)
         case CancelOutcome.NOTHING:
-            return texts.CANCEL_NOTHING
+            return words.say(texts.CANCEL_NOTHING)
         case CancelOutcome.NOT_YOURS:
-            return texts.CANCEL_NOT_YOURS
+            return words.say(texts.CANCEL_NOT_YOURS)
         case CancelOutcome.HOW:
-            return texts.CANCEL_HOW
+            return words.say(texts.CANCEL_HOW)

@@ -10,7 +10,9 @@ from aiogram.filters import Command, CommandStart
 from aiogram.types import Message
 
 from core import texts
+from core.chat_settings.service import ChatSettingsService
 from core.status import StatusQuery
+from entrypoints.bot.handlers.speech import words_for
 
 
 def setup() -> Router:
@@ -22,26 +24,31 @@ def setup() -> Router:
     return router
 
 
-async def on_id(message: Message) -> None:
+async def on_id(message: Message, chat_settings: ChatSettingsService) -> None:
     """Anyone, anywhere: the ids VIDRELAY_ALLOWED_CHAT_IDS and VIDRELAY_ADMIN_USER_IDS ask for."""
     # A channel's post has no sender; the chat stands in for it, as in the per-user cap.
     user = message.from_user.id if message.from_user else message.chat.id
-    await message.reply(texts.IDS.format(user_id=user, chat_id=message.chat.id))
+    words = await words_for(message, chat_settings)
+    await message.reply(words.say(texts.IDS, user_id=user, chat_id=message.chat.id))
 
 
-async def on_help(message: Message) -> None:
+async def on_help(message: Message, chat_settings: ChatSettingsService) -> None:
     """Private chats only: in a group the bot posts videos and nothing else."""
     if message.chat.type == ChatType.PRIVATE:
         me = await message.bot.me() if message.bot else None
-        await message.answer(texts.help_text(me.username if me else None))
+        words = await words_for(message, chat_settings)
+        await message.answer(words.help(me.username if me else None))
 
 
-async def on_status(message: Message, status: StatusQuery, admin_user_ids: Collection[int]) -> None:
+async def on_status(
+    message: Message, status: StatusQuery, admin_user_ids: Collection[int], chat_settings: ChatSettingsService
+) -> None:
     """Silence for everyone else: the queue's size is the operator's business."""
     user = message.from_user
     if user is None or user.id not in admin_user_ids:
         return
     now = await status.read()
+    words = await words_for(message, chat_settings)
     lines: list[tuple[str, object]] = [
         (texts.STATUS_QUEUE, now.waiting),
         (texts.STATUS_IN_FLIGHT, now.in_flight),
@@ -49,4 +56,4 @@ async def on_status(message: Message, status: StatusQuery, admin_user_ids: Colle
         (texts.STATUS_YTDLP, now.ytdlp_version or texts.STATUS_UNKNOWN),
         (texts.STATUS_LAST_CHECK, now.last_update_check),
     ]
-    await message.reply(texts.status(lines))
+    await message.reply(words.status(lines))

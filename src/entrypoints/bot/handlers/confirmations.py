@@ -10,8 +10,10 @@ from aiogram import Router
 from aiogram.types import CallbackQuery, Message
 
 from core import texts
+from core.chat_settings.service import ChatSettingsService
 from core.incoming.confirmations import Confirmations, Decision
 from core.trust.buttons import Press
+from entrypoints.bot.handlers.speech import words_for_press
 
 _ANSWERS: dict[Decision, tuple[str, bool]] = {
     Decision.CONFIRMED: (texts.PRESS_CONFIRMED, False),
@@ -40,14 +42,17 @@ def press_of(callback_query: CallbackQuery) -> Press:
     )
 
 
-async def on_press(callback_query: CallbackQuery, confirmations: Confirmations) -> None:
+async def on_press(
+    callback_query: CallbackQuery, confirmations: Confirmations, chat_settings: ChatSettingsService
+) -> None:
     """Anyone in the chat may confirm (the prompt asks the chat); only the sender may cancel."""
     decision = await confirmations.press(press_of(callback_query))
+    words = await words_for_press(callback_query, chat_settings)
     text, alert = _ANSWERS[decision]
-    await callback_query.answer(text, show_alert=alert)
+    await callback_query.answer(words.say(text), show_alert=alert)
     line = _CLOSING_LINES.get(decision)
     if line is not None:
-        await _close_prompt(callback_query, line)
+        await _close_prompt(callback_query, words.say(line))
 
 
 async def _close_prompt(callback_query: CallbackQuery, line: str) -> None:

@@ -36,8 +36,9 @@ async def on_settings(message: Message, chat_settings: ChatSettingsService) -> N
         user_id=message.from_user.id if message.from_user else message.chat.id,
         sender_chat_id=message.sender_chat.id if message.sender_chat else None,
     )
+    app_language = message.from_user.language_code if message.from_user else None
     try:
-        await chat_settings.show(asker, reply_to=message.message_id)
+        await chat_settings.show(asker, reply_to=message.message_id, app_language=app_language)
     except MessengerError as error:
         log.warning("could not post a settings panel", exc_info=error, extra={"chat_id": asker.chat_id})
 
@@ -50,5 +51,5 @@ async def on_press(callback_query: CallbackQuery, chat_settings: ChatSettingsSer
         chat_type=str(message.chat.type) if message is not None else "",
         user_id=callback_query.from_user.id,
     )
-    answer = await chat_settings.press(press, asker)
+    answer = await chat_settings.press(press, asker, app_language=callback_query.from_user.language_code)
     await callback_query.answer(answer.text, show_alert=answer.alert)

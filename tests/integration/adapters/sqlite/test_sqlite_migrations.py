@@ -61,6 +61,10 @@ CANARIES: dict[int, list[str]] = {
         "INSERT INTO ytdlp_rollbacks (version, extractor, to_version, at)"
         " VALUES ('2099.2.1', 'generic', '2099.1.1', 0)",
     ],
+    13: [
+        "INSERT INTO chat_settings (chat_id, max_height, audio_only, ask_long_videos,"
+        " ask_longer_than_seconds, language, updated_at) VALUES (-43, NULL, 0, 1, NULL, 'es', 0)"
+    ],
 }
 
 

@@ -5,89 +5,27 @@ from __future__ import annotations
 import asyncio
 from secrets import token_bytes
 
-import pytest
-
-from adapters.memory.store import MemoryStore
 from core.chat_settings.choices import ASK, ASK_FROM, QUALITY
-from core.chat_settings.remembered_access import REMEMBER_SECONDS, RememberedAccess
-from core.chat_settings.service import ChatSettingsService, Outcome, PressAnswer
+from core.chat_settings.remembered_access import REMEMBER_SECONDS
+from core.chat_settings.service import Outcome
 from core.chat_settings.who_may_change import Asker
 from core.texts import BUTTON_NOT_VALID
 from core.texts import SETTINGS_CLOSED as CLOSED
 from core.texts import SETTINGS_NOT_ADMIN as NOT_ADMIN
-from core.trust.buttons import Press, SignedButtons
+from core.trust.buttons import Press
 from core.trust.callback_data import ButtonRef, sign_button
 from core.trust.keys import InstallKeys
 from ports.chat_settings import ChatSettings
-from ports.messenger import Button
+from tests.support.chat_settings_rig import (
+    ADMIN,
+    GROUP,
+    MEMBER,
+    OTHER_GROUP,
+    Rig,
+    in_group,
+    in_private,
+)
 from tests.support.clock import VirtualClock
-from tests.support.messenger import FakeMessenger
-
-GROUP = -4001
-OTHER_GROUP = -4002
-ADMIN = 11
-MEMBER = 12
-DEFAULT_ASK = 1200.0
-
-
-class Admins:
-    """Who the group says is an administrator; counts how often it was asked."""
-
-    def __init__(self, *admins: int) -> None:
-        self.admins = set(admins)
-        self.asked = 0
-
-    async def may_change(
-        self, chat_id: int, chat_type: str, user_id: int, *, sender_chat_id: int | None = None
-    ) -> bool:
-        self.asked += 1
-        if chat_type == "private":
-            return chat_id == user_id
-        return sender_chat_id == chat_id or user_id in self.admins
-
-
-class Rig:
-    def __init__(self, clock: VirtualClock) -> None:
-        self.store = MemoryStore()
-        self.messenger = FakeMessenger()
-        self.buttons = SignedButtons(InstallKeys(self.store, token_bytes))
-        self.admins = Admins(ADMIN)
-        self.service = ChatSettingsService(
-            self.store,
-            self.messenger,
-            self.buttons,
-            RememberedAccess(self.admins, clock),
-            clock,
-            default_ask_seconds=DEFAULT_ASK,
-        )
-
-    async def open_panel(self, asker: Asker) -> int:
-        await self.service.show(asker, reply_to=1)
-        return self.messenger.chat(asker.chat_id)[-1].message_id
-
-    def panel_buttons(self, chat_id: int) -> list[Button]:
-        keyboard = self.messenger.chat(chat_id)[-1].keyboard or []
-        return [button for row in keyboard for button in row]
-
-    def button(self, chat_id: int, text: str) -> Button:
-        return next(b for b in self.panel_buttons(chat_id) if b.text == text)
-
-    async def tap(self, asker: Asker, message_id: int, text: str) -> PressAnswer:
-        data = self.button(asker.chat_id, text).callback_data or ""
-        return await self.service.press(Press(data, asker.chat_id, message_id, asker.user_id), asker)
-
-
-@pytest.fixture
-def rig(clock: VirtualClock) -> Rig:
-    return Rig(clock)
-
-
-def in_group(user_id: int, chat_id: int = GROUP) -> Asker:
-    return Asker(chat_id, "supergroup", user_id)
-
-
-def in_private(user_id: int) -> Asker:
-    return Asker(user_id, "private", user_id)
 
 
 async def test_a_private_panel_offers_quality_and_audio_but_no_long_video_choices(rig: Rig) -> None:
@@ -95,7 +33,10 @@ async def test_a_private_panel_offers_quality_and_audio_but_no_long_video_choice
 
     [panel] = rig.messenger.chat(ADMIN)
     texts = [b.text for b in rig.panel_buttons(ADMIN)]
-    assert texts == ["✅ Best", "1080p", "720p", "480p", "🎵 Audio only: off", "✔️ Done"]
+    assert texts == [
+        *("✅ Best", "1080p", "720p", "480p", "🎵 Audio only: off"),
+        *("✅ 🌐 Automatic", "English", "Español", "Русский", "✔️ Done"),
+    ]
     assert panel.text is not None
     assert "Quality: <b>best that fits</b>" in panel.text
 
@@ -105,7 +46,13 @@ async def test_a_group_panel_shows_the_operators_threshold_until_the_group_picks
 
     texts = [b.text for b in rig.panel_buttons(GROUP)]
     assert "⏱ Ask before long videos: on" in texts
-    assert [t for t in texts if t.endswith(("m", "h"))] == ["5m", "10m", "✅ 20m", "30m", "1h"]
+    assert [t for t in texts if t.endswith(("m", "h")) and t[-2].isdigit()] == [
+        "5m",
+        "10m",
+        "✅ 20m",
+        "30m",
+        "1h",
+    ]
 
 
 async def test_choosing_480p_saves_it_and_the_panel_shows_it(rig: Rig) -> None:

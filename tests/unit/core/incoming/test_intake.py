@@ -187,6 +187,7 @@ def on_a_shared_store(world: World) -> LinkIntake:
         worker_slots=3,
         messenger=world.messenger,
         clock=world.clock,
+        languages=world.container.languages(),
         held_back=world.store,
     )
     return intake_over(world, announcements=announcements)

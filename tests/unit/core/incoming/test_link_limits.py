@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core import texts
 from core.incoming.intake.windows import DAY, HOUR, LimitReached, limit_reached
+from tests.support.languages import words
 
 T = 1_700_000_000.0
 HOURLY_3 = ((3, HOUR),)
@@ -36,7 +36,10 @@ def test_of_two_limits_reached_the_one_that_frees_last_is_told() -> None:
 def test_the_reply_names_the_wait_and_the_moment_rounded_up_to_the_minute() -> None:
     until = 1_700_003_630.0  # 23:13:50 UTC
 
-    assert texts.link_limit(3, HOUR, 2530.0, until) == (
+    assert words("en").link_limit(3, HOUR, 2530.0, until) == (
         "✋ You can send 3 links an hour. You can send more in 43m (at 23:14 UTC)."
     )
-    assert texts.link_limit(20, DAY, 7200.0, until).startswith("✋ You can send 20 links a day.")
+    assert words("en").link_limit(20, DAY, 7200.0, until).startswith("✋ You can send 20 links a day.")
+    assert words("ru").link_limit(3, HOUR, 2530.0, until) == (
+        "✋ Лимит ссылок в час: 3. Снова можно будет отправлять через 43 мин (в 23:14 UTC)."
+    )

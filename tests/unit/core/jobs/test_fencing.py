@@ -203,7 +203,9 @@ async def test_a_worker_paused_past_its_lease_says_nothing_when_it_wakes(
     logs = LogViews(chat, clock, ChatPacer(clock, UNPACED))
 
     async def downloading(context: JobContext) -> JobOutcome:
-        view = logs.adopt(context.job.id, LogAddress(7, 1), LogState(), _nothing, context.fence.holds)
+        view = logs.adopt(
+            context.job.id, LogAddress(7, 1), LogState(), _nothing, context.fence.holds, cancel_label="🚫"
+        )
         messenger = messengers.for_attempt(context.fence)
         for percent in range(0, 100, 10):
             view.progress(f"{percent} %")

@@ -20,6 +20,7 @@ from tests.support.messenger import ChatMessage, FakeMessenger
 
 CHAT, USER_MESSAGE = 42, 7
 TO = LogAddress(CHAT, USER_MESSAGE)
+CANCEL = "🚫 Cancel"
 
 
 class ScriptedPacing(SendPacing):
@@ -57,7 +58,7 @@ class Board:
         self.saved.append(LogState.from_json(state.to_json()))
 
     def adopt(self, job_id: int = 1, state: LogState | None = None) -> LogView:
-        return self.views.adopt(job_id, TO, state or LogState(), self.save)
+        return self.views.adopt(job_id, TO, state or LogState(), self.save, cancel_label=CANCEL)
 
     def message(self) -> ChatMessage:
         [message] = self.messenger.chat(CHAT)
@@ -170,7 +171,7 @@ async def test_an_edit_waits_while_pacing_says_a_video_may_need_the_turn(clock: 
 
 async def test_the_worker_adopts_the_view_the_intake_opened(clock: VirtualClock) -> None:
     board = Board(clock)
-    queued = board.views.open(9, TO, LogState(), board.save)
+    queued = board.views.open(9, TO, LogState(), board.save, cancel_label=CANCEL)
     queued.stage("⏳ Queued — 27 ahead of you")
     await settle()
     await clock.advance(20)
@@ -241,7 +242,7 @@ async def test_a_view_whose_owner_lost_the_job_signs_no_button_makes_no_call_and
 ) -> None:
     board = Board(clock)
     owner_holds = True
-    view = board.views.adopt(1, TO, LogState(), board.save, lambda: owner_holds)
+    view = board.views.adopt(1, TO, LogState(), board.save, lambda: owner_holds, cancel_label=CANCEL)
     signed: list[int] = []
 
     async def buttons(message_id: int) -> Keyboard:

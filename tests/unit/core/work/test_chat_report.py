@@ -20,6 +20,7 @@ from core.work.download.chat_report import ChatReports
 from ports.jobs import Job
 from ports.json import Payload
 from tests.support.clock import VirtualClock, settle
+from tests.support.languages import languages
 from tests.support.messenger import FakeMessenger
 from tests.support.pacing import UNPACED
 
@@ -51,7 +52,8 @@ async def test_a_stopped_attempt_leaves_its_log_message_at_once_and_saves_nothin
 
     fence = Fence(held, clock, margin_seconds=5, reserve=_never_asked)
     context = JobContext(job, save, SubmitsNothing(), fence)
-    report = ChatReports(logs=logs, upload_limit_bytes=50_000_000).for_attempt(REQUEST, context)
+    reports = ChatReports(logs=logs, languages=languages(), upload_limit_bytes=50_000_000)
+    report = reports.for_attempt(REQUEST, context)
     await report.scraping()
     await settle()
     shown, saves = list(chat.calls), len(saved)

@@ -356,7 +356,11 @@ async def test_the_record_that_the_video_went_out_is_kept_the_moment_it_did(worl
     request = DownloadRequest(URL, PRIVATE_CHAT, "private", 41, USER)
     now = world.clock.now()
     context = JobContext(Job(7, DOWNLOAD_VIDEO, request.to_payload(), 1, 3, now, now), save, world.engine)
-    reports = ChatReports(logs=world.container.log_views(), upload_limit_bytes=50 * 1024 * 1024)
+    reports = ChatReports(
+        logs=world.container.log_views(),
+        languages=world.container.languages(),
+        upload_limit_bytes=50 * 1024 * 1024,
+    )
     report = reports.for_attempt(request, context)
 
     await report.sent(1000)

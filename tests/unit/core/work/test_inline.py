@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from core import texts
 from core.requests.inline import InlineRequest
 from core.requests.job_names import DOWNLOAD_INLINE
+from core.texts.captions import variant_caption
+from core.texts.reasons import too_large
 from core.work.inline import variant_keyboard
 from ports.messenger import Button, MessengerError
 from tests.support.downloader import video
+from tests.support.languages import words
 from tests.support.world import INLINE_CACHE_CHAT, PRIVATE_CHAT, USER, World
 
 URL = "https://videos.example/watch/1"
@@ -77,7 +79,7 @@ async def test_a_video_announced_over_the_download_cap_fails_at_once_and_downloa
     assert world.downloader.downloads == []
     assert world.messenger.inline_edits == []
     [failed] = await world.store.list_failed()
-    assert failed.error == texts.too_large(over_cap)
+    assert failed.error == too_large(over_cap)
 
 
 async def test_a_failed_swap_retries_with_the_recorded_file_id_and_uploads_once(world: World) -> None:
@@ -131,7 +133,8 @@ async def test_the_lookup_ignores_a_scrape_whose_video_telegram_does_not_have(wo
 
 def test_the_variants_drop_the_caption_or_the_source_button() -> None:
     info = video(URL, title="A title")
-    assert texts.variant_caption(info, "full") == "A title"
-    assert texts.variant_caption(info, "no_caption") is None
-    assert variant_keyboard(URL, "full") == [[Button("🔗 Source", url=URL)]]
-    assert variant_keyboard(URL, "no_source") is None
+    assert variant_caption(info, "full") == "A title"
+    assert variant_caption(info, "no_caption") is None
+    assert variant_keyboard(URL, "full", words("en")) == [[Button("🔗 Source", url=URL)]]
+    assert variant_keyboard(URL, "full", words("es")) == [[Button("🔗 Fuente", url=URL)]]
+    assert variant_keyboard(URL, "no_source", words("en")) is None

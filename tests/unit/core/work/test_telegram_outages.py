@@ -98,6 +98,6 @@ async def test_an_outage_longer_than_the_budget_fails_the_job_with_its_reason(
         await clock.advance(60)
 
     [failed] = await world.store.list_failed()
-    assert failed.error.startswith("Telegram could not be reached for 1 h")
+    assert failed.error.startswith("Telegram could not be reached for 1h")
     assert failed.attempts == 1  # one attempt was charged: the last, when the budget was spent
     assert failed.failed_at - failed.created_at >= 3600  # not before the budget was spent
