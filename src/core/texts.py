@@ -56,6 +56,9 @@ OUTPUT_CHUNK = "\n<code>{text}</code>"
 SPEED = "{size}/s"
 ETA = "ETA {eta}"
 
+# A video past the upload limit, sent as an album of parts: each part's caption
+PART_CAPTION = "Part {index}/{count}"
+
 # Answers to the user's message
 TOO_LARGE = "😞 Video too large ({megabytes:.0f} MB)"
 MORE_THAN_TEN = "📚 More than 10 videos here"
@@ -290,6 +293,10 @@ def site_verdict(verdict: str) -> str:
 
 def output_chunk(text: str) -> str:
     return OUTPUT_CHUNK.format(text=escape(text.rstrip()))
+
+
+def part_caption(index: int, count: int) -> str:
+    return PART_CAPTION.format(index=index, count=count)
 
 
 def too_large(size: int) -> str:

@@ -130,7 +130,15 @@ class Settings(BaseSettings):
         None,
         ge=1,
         description="nothing bigger is fetched (announced, estimated or counted while it downloads); "
-        "unset = 4 times the upload limit, room to compress to fit",
+        "unset = the upload limit times the larger of 4 and `VIDRELAY_MAX_PARTS`, room to compress to "
+        "fit or to cut into parts",
+    )
+    max_parts: int = Field(
+        8,
+        ge=1,
+        le=50,
+        description="a video no watchable bitrate brings under the upload limit is cut at keyframes into "
+        "at most this many parts, sent as albums; beyond, it is refused as too large; 1 = never cut",
     )
     ffmpeg_timeout_seconds: float = Field(
         600.0, gt=0, description="deadline of one ffmpeg run (a conversion or a compression to fit)"
@@ -301,8 +309,9 @@ class Settings(BaseSettings):
 
     @property
     def download_cap_bytes(self) -> int:
-        """Room for compress-to-fit: a source a few times the limit can still be brought under it."""
-        return self.max_download_bytes or DOWNLOAD_CAP_FACTOR * self.upload_limit_bytes
+        """Room for compress-to-fit (a source a few times the limit can still be brought under it)
+        and for the parts a video past any watchable bitrate is cut into."""
+        return self.max_download_bytes or max(DOWNLOAD_CAP_FACTOR, self.max_parts) * self.upload_limit_bytes
 
     @property
     def private_url_endpoints(self) -> tuple[Endpoint, ...]:
@@ -315,8 +324,9 @@ class Settings(BaseSettings):
     @property
     def attempt_timeout_seconds(self) -> float:
         """A whole attempt: a scrape and a download, each with its own yt-dlp deadline, the passes
-        of a conversion or compression with ffmpeg's, plus the upload."""
-        return 2 * self.ytdlp_timeout_seconds + MAX_FIT_PASSES * self.ffmpeg_timeout_seconds + 300
+        of a conversion or compression with ffmpeg's (or a conversion and a cut into parts), plus
+        the upload."""
+        return 2 * self.ytdlp_timeout_seconds + (MAX_FIT_PASSES + 1) * self.ffmpeg_timeout_seconds + 300
 
     @property
     def inline_mode(self) -> Switch:

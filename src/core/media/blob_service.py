@@ -151,8 +151,7 @@ class BlobService:
                 now = self._clock.now()
                 await self._index.touch_blob(key, now)
                 return Success(replace(had, last_used=now))
-            staging = await self._files.new_staging(blob_file_name(key, "")[:16])
-            try:
+            async with self.staging(key) as staging:
                 downloaded = await downloader.download(
                     info,
                     staging,
@@ -164,8 +163,21 @@ class BlobService:
                 if isinstance(downloaded, Failure):
                     return Failure(downloaded.failure())
                 return Success(await self._record(key, info, downloaded.unwrap()))
-            finally:
-                await self._remove_staging(staging)
+
+    @asynccontextmanager
+    async def staging(self, key: str) -> AsyncIterator[Path]:
+        """A fresh folder for bytes of `key` on their way in, removed with whatever is left in it."""
+        staging = await self._files.new_staging(blob_file_name(key, "")[:16])
+        try:
+            yield staging
+        finally:
+            await self._remove_staging(staging)
+
+    async def adopt(self, key: str, info: VideoInfo, produced: Path) -> BlobRecord:
+        """`produced` (in a staging folder) becomes the bytes of `key` — bytes made from bytes we
+        hold, such as a video's parts: moved in and recorded, as a download is."""
+        async with self._locks.hold(key):
+            return await self._record(key, info, produced)
 
     async def _remove_staging(self, staging: Path) -> None:
         try:

@@ -10,6 +10,7 @@ reason: it is never left saying ⏳.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from returns.result import Failure, Success
 
@@ -29,6 +30,7 @@ from core.work.fenced import FencedMessengers
 from ports.blobs import BlobRecord
 from ports.media import VideoInfo
 from ports.messenger import (
+    AlbumItem,
     AudioFile,
     AudioMeta,
     Button,
@@ -138,6 +140,13 @@ class _Placeholder(Destination):
         if isinstance(video, StoredVideo):
             return None  # the swap needs only the file_id
         return await self._messenger.send_video(self._cache_chat_id, video, meta)
+
+    @property
+    def takes_albums(self) -> bool:
+        return False  # an inline message holds one video: one past the limit is too large here
+
+    async def send_album(self, videos: Sequence[AlbumItem]) -> list[SentVideo]:
+        raise TypeError("an inline placeholder takes no album")
 
     async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
         request = self._request

@@ -6,11 +6,14 @@ in the user's chat (`download_video`), a placeholder swapped in place (`download
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from core.jobs.outcome import JobOutcome
 from ports.blobs import BlobRecord
 from ports.messenger import (
+    AlbumItem,
     AudioFile,
     AudioMeta,
     SentAudio,
@@ -21,7 +24,15 @@ from ports.messenger import (
     VideoMeta,
 )
 
-Outgoing = VideoFile | StoredVideo | AudioFile | StoredAudio
+
+@dataclass(frozen=True, slots=True)
+class Album:
+    """An album about to go: as many messages as it has parts (Telegram counts each)."""
+
+    parts: int
+
+
+Outgoing = VideoFile | StoredVideo | AudioFile | StoredAudio | Album
 
 
 class Paced(Protocol):
@@ -51,6 +62,16 @@ class Destination(Paced, TooLarge, Delivered, Protocol):
 
     async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
         """Raises MessengerError. None: nothing needed sending, the stored file_id is all it takes."""
+        ...
+
+    @property
+    def takes_albums(self) -> bool:
+        """A video past the limit may come as an album of parts here (not in one inline message)."""
+        ...
+
+    async def send_album(self, videos: Sequence[AlbumItem]) -> list[SentVideo]:
+        """One album of at most MAX_ALBUM_ITEMS parts, only where `takes_albums`. Raises
+        MessengerError."""
         ...
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from returns.result import Success
 
 from core import texts
@@ -9,7 +11,7 @@ from core.jobs.fence import Fence
 from core.jobs.outcome import JobOutcome
 from core.requests.download import DownloadRequest
 from core.trust.migrations import may_migrate
-from core.work.delivery.destination import AudioDestination, Destination, Outgoing
+from core.work.delivery.destination import Album, AudioDestination, Destination, Outgoing
 from core.work.delivery.turns import VideoTurns
 from core.work.download.parking import Parking, needs_confirmation
 from core.work.download.replies import Replies
@@ -17,6 +19,7 @@ from core.work.fenced import FencedMessengers
 from ports.blobs import BlobRecord
 from ports.clock import Clock
 from ports.messenger import (
+    AlbumItem,
     AudioFile,
     AudioMeta,
     Messenger,
@@ -109,7 +112,8 @@ class ChatDestination(Destination, AudioDestination):
         return Success(None)
 
     def not_before(self, outgoing: Outgoing) -> float | None:
-        return self._turns.not_before(self._request.chat_id)
+        count = outgoing.parts if isinstance(outgoing, Album) else 1
+        return self._turns.not_before(self._request.chat_id, count)
 
     async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo:
         request = self._request
@@ -118,6 +122,18 @@ class ChatDestination(Destination, AudioDestination):
         except MessengerError as error:
             self._follow_migration(error)
             return await self.send(video, meta)
+
+    @property
+    def takes_albums(self) -> bool:
+        return True
+
+    async def send_album(self, videos: Sequence[AlbumItem]) -> list[SentVideo]:
+        request = self._request
+        try:
+            return await self._messenger.send_album(request.chat_id, videos, reply_to=request.message_id)
+        except MessengerError as error:
+            self._follow_migration(error)
+            return await self.send_album(videos)
 
     async def send_audio(self, audio: AudioFile | StoredAudio, meta: AudioMeta) -> SentAudio:
         request = self._request
