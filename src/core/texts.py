@@ -61,6 +61,7 @@ PART_CAPTION = "Part {index}/{count}"
 
 # Answers to the user's message
 TOO_LARGE = "😞 Video too large ({megabytes:.0f} MB)"
+TOO_MANY_PARTS = "😞 Video too large ({megabytes:.0f} MB): it would take more than {max_parts} parts"
 MORE_THAN_TEN = "📚 More than 10 videos here"
 REFUSED_URL = "🚫 I can't fetch {url}: {why}"
 QUEUE_FULL = "✋ You already have {limit} links in the queue. Please wait until some are done."
@@ -301,6 +302,11 @@ def part_caption(index: int, count: int) -> str:
 
 def too_large(size: int) -> str:
     return TOO_LARGE.format(megabytes=size / MB)
+
+
+def too_many_parts(size: int, max_parts: int) -> str:
+    """Refused because it would take more parts than the operator allows."""
+    return TOO_MANY_PARTS.format(megabytes=size / MB, max_parts=max_parts)
 
 
 def refused_url(url: str, why: str) -> str:

@@ -68,8 +68,8 @@ class Recording(Destination, Report):
             return Success(None)
         return None
 
-    async def too_large(self, size: int) -> JobOutcome:
-        self.calls.append(f"too large {size}")
+    async def too_large(self, size: int, *, max_parts: int | None = None) -> JobOutcome:
+        self.calls.append(f"too large {size}" + (f" in more than {max_parts} parts" if max_parts else ""))
         return Success(None)
 
     async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:

@@ -32,6 +32,8 @@ class SizeVerdict(enum.Enum):
     """Over the limit: download, then compress to fit (or refuse once the bytes say it cannot)."""
     PARTS = "parts"
     """Over the limit at any watchable bitrate: download, then cut into parts (core.media.parts)."""
+    TOO_MANY_PARTS = "too_many_parts"
+    """Over the limit at any watchable bitrate, and more parts than allowed."""
     TOO_LARGE = "too_large"
 
 
@@ -97,4 +99,4 @@ def verdict_before_download(
         return SizeVerdict.COMPRESS
     if may_split(size, limits.upload_bytes, limits.max_parts):
         return SizeVerdict.PARTS
-    return SizeVerdict.TOO_LARGE
+    return SizeVerdict.TOO_MANY_PARTS if limits.max_parts > NEVER_SPLIT else SizeVerdict.TOO_LARGE

@@ -128,7 +128,7 @@ class _Placeholder(Destination):
     async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
         return None  # the user asked for this very video
 
-    async def too_large(self, size: int) -> JobOutcome:
+    async def too_large(self, size: int, *, max_parts: int | None = None) -> JobOutcome:
         return Failure(too_large(size))
 
     def not_before(self, outgoing: Outgoing) -> float | None:

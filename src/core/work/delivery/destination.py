@@ -43,7 +43,10 @@ class Paced(Protocol):
 
 
 class TooLarge(Protocol):
-    async def too_large(self, size: int) -> JobOutcome: ...
+    async def too_large(self, size: int, *, max_parts: int | None = None) -> JobOutcome:
+        """The file cannot go (`size` bytes); `max_parts`: because it would take more parts than
+        that (none: it is too large as it is)."""
+        ...
 
 
 class Delivered(Protocol):

@@ -133,6 +133,10 @@ class Delivery:
         if verdict is SizeVerdict.TOO_LARGE or (verdict is SizeVerdict.PARTS and not to.takes_albums):
             await report.ending()
             return await to.too_large(info.filesize or 0)
+        if verdict is SizeVerdict.TOO_MANY_PARTS:
+            await report.ending()
+            max_parts = self._limits.max_parts if to.takes_albums else None
+            return await to.too_large(info.filesize or 0, max_parts=max_parts)
         await report.downloading()
         async with self._blobs.holding(key):
             fetched = await fetch_bytes(self._blobs, info, self._downloader, self._timeout, report, to)

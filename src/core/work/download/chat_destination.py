@@ -106,9 +106,10 @@ class ChatDestination(Destination, AudioDestination):
             return None
         return await self._parking.ask_first(self._request, duration or 0.0, pinned_key, self._messenger)
 
-    async def too_large(self, size: int) -> JobOutcome:
+    async def too_large(self, size: int, *, max_parts: int | None = None) -> JobOutcome:
         await self.replies.reopen(self._request)
-        await self.replies.say(self._request, texts.too_large(size))
+        refusal = texts.too_large(size) if max_parts is None else texts.too_many_parts(size, max_parts)
+        await self.replies.say(self._request, refusal)
         return Success(None)
 
     def not_before(self, outgoing: Outgoing) -> float | None:

@@ -175,5 +175,5 @@ def test_unwatchable_at_any_bitrate_is_cut_into_parts_when_few_enough_are_allowe
     assert verdict_before_download(100 * MB, 1500.0, 720, eight) is SizeVerdict.PARTS
     assert verdict_before_download(64 * MB, 20.0, 240, eight) is SizeVerdict.COMPRESS  # compressing wins
     # 380 MB takes 9 parts of 45 MB: one more than allowed, refused before a byte
-    assert verdict_before_download(380 * MB, 9000.0, 720, eight) is SizeVerdict.TOO_LARGE
-    assert verdict_before_download(401 * MB, 9000.0, 720, eight) is SizeVerdict.TOO_LARGE
+    assert verdict_before_download(380 * MB, 9000.0, 720, eight) is SizeVerdict.TOO_MANY_PARTS
+    assert verdict_before_download(401 * MB, 9000.0, 720, eight) is SizeVerdict.TOO_LARGE  # the cap

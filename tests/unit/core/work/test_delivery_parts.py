@@ -208,7 +208,7 @@ async def test_a_video_that_would_take_more_parts_than_allowed_is_refused_before
 
     assert await rig.deliver(chat, replace(LONG, filesize=announced)) == Success(None)
 
-    assert chat.calls[-2:] == ["ending", f"too large {announced}"]
+    assert chat.calls[-2:] == ["ending", f"too large {announced} in more than {MAX_PARTS} parts"]
     assert rig.downloader.downloads == []
 
 

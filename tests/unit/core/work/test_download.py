@@ -182,7 +182,9 @@ async def test_a_video_too_large_before_download_is_refused_with_its_size(world:
     await world.post(URL)
     await world.idle()
     assert world.downloader.downloads == []
-    assert "😞 Video too large (400 MB)" in world.messenger.texts(PRIVATE_CHAT)
+    assert "😞 Video too large (400 MB): it would take more than 8 parts" in world.messenger.texts(
+        PRIVATE_CHAT
+    )
 
 
 async def test_a_download_cap_below_the_upload_limit_refuses_before_download(
