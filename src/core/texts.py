@@ -138,6 +138,11 @@ LONG_VIDEOS_ASK = "ask first when longer than {duration}"
 BUTTON_AUDIO_ONLY = "🎵 Audio only"
 BUTTON_ASK_LONG = "⏱ Ask before long videos"
 BUTTON_DONE = "✔️ Done"
+# /settings: "send as file"
+SETTINGS_AS_FILE = "Send as file: <b>{state}</b>"
+SETTINGS_AS_FILE_ON_HINT = " (videos come as documents: the original bytes, no player)"
+ANSWER_AS_FILE = "Send as file: {state}"
+BUTTON_AS_FILE = "📄 Send as file"
 BUTTON_TOGGLE = "{label}: {state}"
 BUTTON_SELECTED = "✅ {label}"
 ON, OFF = "on", "off"
@@ -352,6 +357,10 @@ def inline_fetching(url: str, *, sound: bool = False) -> str:
 
 def on_off(on: bool) -> str:
     return ON if on else OFF
+
+
+def settings_as_file(on: bool) -> str:
+    return SETTINGS_AS_FILE.format(state=on_off(on)) + (SETTINGS_AS_FILE_ON_HINT if on else "")
 
 
 def quality_name(height: int | None) -> str:

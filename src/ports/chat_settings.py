@@ -1,5 +1,5 @@
 """Per-chat choices, kept in the store: the quality a chat's videos come in, the sound only by
-default, and (groups) whether long videos ask first and from what length."""
+default, videos sent as files, and (groups) whether long videos ask first and from what length."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ class ChatSettings:
     """Groups: a long video asks "download it anyway?" first."""
     ask_longer_than_seconds: int | None = None
     """Groups: from what length a video is long; None: the operator's default."""
+    as_file: bool = False
+    """A video comes as a document: the bytes as downloaded, no player, nothing re-encoded."""
 
 
 class ChatSettingsStore(Protocol):

@@ -93,6 +93,8 @@ class DocumentMeta:
     caption: str | None = None
     thumbnail: Path | None = None
     """A JPEG of at most 320 px a side, uploaded with the document (never by file_id)."""
+    file_name: str | None = None
+    """What the file is called in the chat (an upload's; a local Bot API server's path keeps its own)."""
 
 
 @dataclass(frozen=True, slots=True)

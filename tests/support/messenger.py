@@ -56,6 +56,7 @@ class ChatMessage:
     audio_meta: AudioMeta | None = None
     document: str | None = None
     """file_id of a document message."""
+    document_meta: DocumentMeta | None = None
     caption: str | None = None
     album: int | None = None
     """Which album (sendMediaGroup) the message came in, counted from 0."""
@@ -210,7 +211,12 @@ class FakeMessenger(Messenger):
             digest = _digest(document.path)
             file_id = self.file_ids.setdefault(f"document:{digest}", f"document-{digest[:16]}")
         message = self._new_message(
-            chat_id, document=file_id, caption=meta.caption, reply_to=reply_to, keyboard=keyboard
+            chat_id,
+            document=file_id,
+            document_meta=meta,
+            caption=meta.caption,
+            reply_to=reply_to,
+            keyboard=keyboard,
         )
         return SentDocument(message.message_id, file_id, f"unique-{file_id}")
 

@@ -325,4 +325,9 @@ MIGRATIONS: tuple[Migration, ...] = (
             "CREATE TABLE job_cancels (job_id bigint PRIMARY KEY REFERENCES jobs (id) ON DELETE CASCADE)",
         ),
     ),
+    Migration(
+        "send as file",
+        # A chat's videos come as documents (the downloaded bytes, no player).
+        ("ALTER TABLE chat_settings ADD COLUMN as_file boolean NOT NULL DEFAULT false",),
+    ),
 )

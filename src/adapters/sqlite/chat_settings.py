@@ -9,18 +9,19 @@ from adapters.sqlite.writer import GroupCommitWriter
 from ports.chat_settings import ChatSettings, ChatSettingsStore
 
 _READ = """
-    SELECT max_height, audio_only, ask_long_videos, ask_longer_than_seconds
+    SELECT max_height, audio_only, ask_long_videos, ask_longer_than_seconds, as_file
     FROM chat_settings WHERE chat_id = ?
 """
 _SAVE = """
     INSERT INTO chat_settings
-        (chat_id, max_height, audio_only, ask_long_videos, ask_longer_than_seconds, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?)
+        (chat_id, max_height, audio_only, ask_long_videos, ask_longer_than_seconds, as_file, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (chat_id) DO UPDATE SET
         max_height = excluded.max_height,
         audio_only = excluded.audio_only,
         ask_long_videos = excluded.ask_long_videos,
         ask_longer_than_seconds = excluded.ask_longer_than_seconds,
+        as_file = excluded.as_file,
         updated_at = excluded.updated_at
 """
 # The new chat keeps its own choices if it has any; the old chat's row goes either way.
@@ -46,6 +47,7 @@ class SqliteChatSettings(ChatSettingsStore):
             int(settings.audio_only),
             int(settings.ask_long_videos),
             settings.ask_longer_than_seconds,
+            int(settings.as_file),
             now,
         )
         await self._writer.submit(lambda c: c.execute(_SAVE, values))
@@ -60,10 +62,11 @@ class SqliteChatSettings(ChatSettingsStore):
 
 
 def _settings_from_row(row: tuple[Any, ...]) -> ChatSettings:
-    max_height, audio_only, ask_long_videos, ask_longer_than = row
+    max_height, audio_only, ask_long_videos, ask_longer_than, as_file = row
     return ChatSettings(
         max_height=int(max_height) if max_height is not None else None,
         audio_only=bool(audio_only),
         ask_long_videos=bool(ask_long_videos),
         ask_longer_than_seconds=int(ask_longer_than) if ask_longer_than is not None else None,
+        as_file=bool(as_file),
     )

@@ -218,6 +218,11 @@ MIGRATIONS: tuple[Migration, ...] = (
             """,
         ),
     ),
+    Migration(
+        "send as file",
+        # A chat's videos come as documents (the downloaded bytes, no player).
+        ("ALTER TABLE chat_settings ADD COLUMN as_file INTEGER NOT NULL DEFAULT 0",),
+    ),
 )
 
 

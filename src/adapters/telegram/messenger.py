@@ -190,7 +190,11 @@ class TelegramMessenger(Messenger):
         reply_to: int | None = None,
         keyboard: Keyboard | None = None,
     ) -> SentDocument:
-        file = document.file_id if isinstance(document, StoredDocument) else self._file_input(document.path)
+        file = (
+            document.file_id
+            if isinstance(document, StoredDocument)
+            else self._file_input(document.path, meta.file_name)
+        )
         async with translated():
             message = await self._bot.send_document(
                 chat_id,
@@ -212,11 +216,11 @@ class TelegramMessenger(Messenger):
     def _video_input(self, video: VideoFile | StoredVideo) -> FSInputFile | str:
         return video.file_id if isinstance(video, StoredVideo) else self._file_input(video.path)
 
-    def _file_input(self, path: Path) -> FSInputFile | str:
+    def _file_input(self, path: Path, file_name: str | None = None) -> FSInputFile | str:
         if self._local_mode:
             # The local Bot API server reads the file itself: pass a file:// URI, not the bytes.
             return path.resolve().as_uri()
-        return FSInputFile(path)
+        return FSInputFile(path, filename=file_name)
 
     async def react(self, chat_id: int, message_id: int, emoji: str) -> None:
         async with translated():

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from core import texts
 from core.chat_settings.choices import (
+    AS_FILE,
     ASK,
     ASK_FROM,
     ASK_FROM_SECONDS,
@@ -40,8 +41,13 @@ def panel(settings: ChatSettings, *, group: bool, default_ask_seconds: float) ->
         texts.SETTINGS_TITLE,
         texts.SETTINGS_QUALITY.format(quality=texts.quality_name(settings.max_height)),
         audio + (texts.SETTINGS_AUDIO_ON_HINT if settings.audio_only else ""),
+        texts.settings_as_file(settings.as_file),
     ]
-    rows = [_quality_row(settings.max_height), [_toggle(texts.BUTTON_AUDIO_ONLY, AUDIO, settings.audio_only)]]
+    rows = [
+        _quality_row(settings.max_height),
+        [_toggle(texts.BUTTON_AUDIO_ONLY, AUDIO, settings.audio_only)],
+        [_toggle(texts.BUTTON_AS_FILE, AS_FILE, settings.as_file)],
+    ]
     if group:
         threshold = ask_longer_than(settings, default_ask_seconds)
         lines.append(texts.SETTINGS_LONG_VIDEOS.format(asking=texts.long_videos(threshold)))
@@ -58,6 +64,8 @@ def field_answer(settings: ChatSettings, action: str, *, default_ask_seconds: fl
         return texts.ANSWER_QUALITY.format(quality=texts.quality_name(settings.max_height))
     if action == AUDIO:
         return texts.ANSWER_AUDIO.format(state=texts.on_off(settings.audio_only))
+    if action == AS_FILE:
+        return texts.ANSWER_AS_FILE.format(state=texts.on_off(settings.as_file))
     asking = texts.long_videos(ask_longer_than(settings, default_ask_seconds))
     return texts.ANSWER_LONG_VIDEOS.format(asking=asking)
 

@@ -126,13 +126,15 @@ class BlobService:
         verbose: bool = False,
         on_progress: ProgressSink | None = None,
         on_output: OutputSink | None = None,
+        key: str | None = None,
     ) -> FetchResult:
         """The video's bytes on disk, downloading them unless they are already here.
 
         Concurrent calls for one blob key share a single download: the first caller's `timeout`
-        and `verbose` apply, every caller's sinks hear its progress and output.
+        and `verbose` apply, every caller's sinks hear its progress and output. `key`: the blob
+        the bytes are kept as, when not the video's own (the file of "send as file").
         """
-        key = blob_key(info)
+        key = key or blob_key(info)
         start = partial(self._fetch_once, key, info, downloader, timeout, verbose)
         return await self._fetches.join(key, start, _Sinks(on_progress, on_output))
 

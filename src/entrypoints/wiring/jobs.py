@@ -32,6 +32,7 @@ from core.trust.keys import InstallKeys
 from core.url_guard import UrlGuard
 from core.work.delivery.albums import Albums
 from core.work.delivery.audio import AudioDelivery
+from core.work.delivery.document import FileDelivery
 from core.work.delivery.outage import TelegramOutages
 from core.work.delivery.turns import VideoTurns
 from core.work.delivery.video import Delivery
@@ -154,6 +155,16 @@ class Jobs(Adapters):
         DownloadVideo,
         delivery=delivery,
         audio=audio_delivery,
+        # "Send as file": the bytes as yt-dlp made them, neither converted nor compressed.
+        files=providers.Singleton(
+            FileDelivery,
+            blobs=blobs,
+            fetcher=downloader,
+            thumbnails=thumbnails,
+            clock=clock,
+            upload_limit_bytes=settings.provided.upload_limit_bytes,
+            ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
+        ),
         destinations=providers.Singleton(
             ChatDestinations,
             messengers=fenced_messengers,

@@ -223,6 +223,7 @@ def _with_choices(request: DownloadRequest, chosen: ChatSettings, audio: bool | 
         request,
         audio=chosen.audio_only if audio is None else audio,
         max_height=chosen.max_height,
+        as_file=chosen.as_file,
         ask_long=chosen.ask_long_videos,
         ask_longer_than=chosen.ask_longer_than_seconds,
     )

@@ -16,9 +16,13 @@ from ports.messenger import (
     AlbumItem,
     AudioFile,
     AudioMeta,
+    DocumentFile,
+    DocumentMeta,
     SentAudio,
+    SentDocument,
     SentVideo,
     StoredAudio,
+    StoredDocument,
     StoredVideo,
     VideoFile,
     VideoMeta,
@@ -32,7 +36,7 @@ class Album:
     parts: int
 
 
-Outgoing = VideoFile | StoredVideo | AudioFile | StoredAudio | Album
+Outgoing = VideoFile | StoredVideo | AudioFile | StoredAudio | DocumentFile | StoredDocument | Album
 
 
 class Paced(Protocol):
@@ -75,6 +79,16 @@ class Destination(Paced, TooLarge, Delivered, Protocol):
     async def send_album(self, videos: Sequence[AlbumItem]) -> list[SentVideo]:
         """One album of at most MAX_ALBUM_ITEMS parts, only where `takes_albums`. Raises
         MessengerError."""
+        ...
+
+
+class DocumentDestination(Destination, Protocol):
+    """Where the video goes as a file ("send as file"), or as a video when it cannot go as one."""
+
+    async def send_document(
+        self, document: DocumentFile | StoredDocument, meta: DocumentMeta
+    ) -> SentDocument:
+        """Raises MessengerError."""
         ...
 
 

@@ -11,7 +11,7 @@ from core.jobs.fence import Fence
 from core.jobs.outcome import JobOutcome
 from core.requests.download import DownloadRequest
 from core.trust.migrations import may_migrate
-from core.work.delivery.destination import Album, AudioDestination, Destination, Outgoing
+from core.work.delivery.destination import Album, AudioDestination, DocumentDestination, Outgoing
 from core.work.delivery.turns import VideoTurns
 from core.work.download.parking import Parking, needs_confirmation
 from core.work.download.replies import Replies
@@ -22,11 +22,15 @@ from ports.messenger import (
     AlbumItem,
     AudioFile,
     AudioMeta,
+    DocumentFile,
+    DocumentMeta,
     Messenger,
     MessengerError,
     SentAudio,
+    SentDocument,
     SentVideo,
     StoredAudio,
+    StoredDocument,
     StoredVideo,
     VideoFile,
     VideoMeta,
@@ -74,7 +78,7 @@ class ChatDestinations:
         )
 
 
-class ChatDestination(Destination, AudioDestination):
+class ChatDestination(DocumentDestination, AudioDestination):
     def __init__(
         self,
         request: DownloadRequest,
@@ -135,6 +139,18 @@ class ChatDestination(Destination, AudioDestination):
         except MessengerError as error:
             self._follow_migration(error)
             return await self.send_album(videos)
+
+    async def send_document(
+        self, document: DocumentFile | StoredDocument, meta: DocumentMeta
+    ) -> SentDocument:
+        request = self._request
+        try:
+            return await self._messenger.send_document(
+                request.chat_id, document, meta, reply_to=request.message_id
+            )
+        except MessengerError as error:
+            self._follow_migration(error)
+            return await self.send_document(document, meta)
 
     async def send_audio(self, audio: AudioFile | StoredAudio, meta: AudioMeta) -> SentAudio:
         request = self._request

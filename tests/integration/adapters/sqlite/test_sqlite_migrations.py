@@ -54,6 +54,7 @@ CANARIES: dict[int, list[str]] = {
     9: ["UPDATE jobs SET requester = 5, turn = 4 WHERE name = 'canary'"],
     10: ["INSERT INTO user_links (user_id, at) VALUES (77, 1e12)"],
     11: ["INSERT INTO job_cancels (job_id) SELECT id FROM jobs WHERE name = 'canary'"],
+    12: ["UPDATE chat_settings SET as_file = 1 WHERE chat_id = -42"],
 }
 
 
@@ -113,7 +114,7 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
     assert (info == []) == (version >= 4)
     assert refused == (version >= 4)
     assert secret == (b"\xc0\xff\xee" if version >= 5 else b"new")
-    assert chosen == (ChatSettings(480, True, False, 600) if version >= 6 else None)
+    assert chosen == (ChatSettings(480, True, False, 600, as_file=version >= 12) if version >= 6 else None)
     assert links == ([1e12] if version >= 10 else [])
     assert [k.update.update_id for k in waiting] == ([12] if version >= 8 else [])
 
