@@ -144,6 +144,8 @@ class Delivery:
                 return fetched
             if (fetched.size or 0) <= self._limit or not to.takes_albums:
                 return await self._upload(info, fetched, to, report)
+            if info.duration is None and (held := await to.hold(fetched.duration, key)) is not None:
+                return held  # the probe measured a duration the scrape did not know
             cut = await self._parts.cut(fetched, info)
         return await self._send_parts(info, fetched, cut, to, report)
 

@@ -39,8 +39,8 @@ LONG = video(URL, duration=600.0)
 class AlbumChat(Recording):
     """A chat that takes albums, and writes down each one it was sent."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, *, hold_longer_than: float | None = None) -> None:
+        super().__init__(hold_longer_than=hold_longer_than)
         self.albums: list[list[tuple[str, str | None]]] = []
         self.refuse_stored = False
         self.asked_turns: list[Outgoing] = []
@@ -283,3 +283,17 @@ async def test_two_chats_at_once_share_one_download_and_one_cut(rig: Rig, clock:
     assert len(rig.transcoder.cuts) == 1
     assert len(first.albums) == len(second.albums) == 1
     assert list(rig.files.blob_dir.iterdir()) == []
+
+
+async def test_a_long_video_whose_length_only_the_bytes_told_is_held_before_it_is_cut(rig: Rig) -> None:
+    unknown_length = replace(LONG, duration=None)
+    rig.serve(b"x" * 2400, unknown_length)
+    for name in ("v1.mp4", blob_file_name(KEY, "mp4")):  # ffprobe reads the length off the bytes
+        rig.prober.script(name, replace(H264_AAC, duration=600.0))
+    chat = AlbumChat(hold_longer_than=300)
+
+    assert await rig.deliver(chat, unknown_length) == Success(None)
+
+    assert chat.calls[-1] == f"hold 600.0 {KEY}"  # asked with the bytes kept for the answer
+    assert rig.transcoder.cuts == []
+    assert chat.albums == []
