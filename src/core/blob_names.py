@@ -32,6 +32,18 @@ def blob_key(info: VideoInfo) -> str:
     return key if info.entry is None else f"{key}#entry={info.entry}"
 
 
+def file_key(key: str) -> str:
+    """The video `key` sent as a file ("send as file": its bytes as downloaded, as a document): a
+    blob of its own, so a video's file_id is never sent as a document, nor a document's as a video."""
+    return f"{key}#file"
+
+
+def part_key(key: str, index: int, count: int) -> str:
+    """Part `index` of `count` of the video `key` (cut to fit the upload limit): a blob of its own,
+    with its own file_id. The count is in the key, so that parts of another cut never mix."""
+    return f"{key}#part={index}/{count}"
+
+
 def blob_file_name(key: str, ext: str) -> str:
     clean = _EXT.sub("", ext.lower())[:8] or "mp4"
     return f"{hashlib.sha256(key.encode('utf-8', 'surrogatepass')).hexdigest()}.{clean}"

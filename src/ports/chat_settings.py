@@ -1,6 +1,6 @@
 """Per-chat choices, kept in the store: the quality a chat's videos come in, the sound only by
-default, the language the bot speaks there, and (groups) whether long videos ask first and from
-what length."""
+default, the language the bot speaks there, videos sent as files, and (groups) whether long
+videos ask first and from what length."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ class ChatSettings:
     language: str | None = None
     """The catalog the chat reads ("es"); None: automatic (a private chat's Telegram app's
     language, English in a group)."""
+    as_file: bool = False
+    """A video comes as a document: the bytes as downloaded, no player, nothing re-encoded."""
 
 
 class ChatSettingsStore(Protocol):

@@ -68,6 +68,42 @@ class SentVideo:
     file_unique_id: str
 
 
+AlbumItem = tuple[VideoFile | StoredVideo, VideoMeta]
+"""One video of an album and what it shows (its caption, duration, size, thumbnail)."""
+MAX_ALBUM_ITEMS = 10
+"""Telegram's largest album."""
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentFile:
+    """Bytes on our disk sent as a file: Telegram keeps them as they are, no player, no re-encoding."""
+
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDocument:
+    """A document Telegram already has (a video's file_id is not one)."""
+
+    file_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentMeta:
+    caption: str | None = None
+    thumbnail: Path | None = None
+    """A JPEG of at most 320 px a side, uploaded with the document (never by file_id)."""
+    file_name: str | None = None
+    """What the file is called in the chat (an upload's; a local Bot API server's path keeps its own)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SentDocument:
+    message_id: int
+    file_id: str
+    file_unique_id: str
+
+
 @dataclass(frozen=True, slots=True)
 class AudioFile:
     """A sound file on our disk (M4A or MP3: Telegram plays nothing else as audio)."""
@@ -140,6 +176,25 @@ class Messenger(Protocol):
         reply_to: int | None = None,
         keyboard: Keyboard | None = None,
     ) -> SentVideo: ...
+
+    async def send_album(
+        self, chat_id: int, videos: Sequence[AlbumItem], *, reply_to: int | None = None
+    ) -> list[SentVideo]:
+        """2 to MAX_ALBUM_ITEMS videos as one album: a message each, in order, with its own caption
+        (an album takes no keyboard). What Telegram kept of each, in the same order."""
+        ...
+
+    async def send_document(
+        self,
+        chat_id: int,
+        document: DocumentFile | StoredDocument,
+        meta: DocumentMeta,
+        *,
+        reply_to: int | None = None,
+        keyboard: Keyboard | None = None,
+    ) -> SentDocument:
+        """The file as a file: Telegram is told to keep an upload a document whatever it holds."""
+        ...
 
     async def react(self, chat_id: int, message_id: int, emoji: str) -> None: ...
 

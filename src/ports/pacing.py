@@ -10,7 +10,7 @@ class Turn(enum.IntEnum):
     """Who goes first when a chat's messages must wait: the lower, the sooner."""
 
     VIDEO = 0
-    """What the user asked for."""
+    """What the user asked for: a video, a document, an album (each of its items a message)."""
     MESSAGE = 1
     """A new message: a job's log message, a reply."""
     EDIT = 2
@@ -19,7 +19,7 @@ class Turn(enum.IntEnum):
 
 
 class SendPacing(Protocol):
-    def wait_seconds(self, chat_id: int, turn: Turn) -> float:
-        """How long a message of this kind would wait for its turn in the chat if it were sent
-        now (0: it would go at once). Asking takes nothing."""
+    def wait_seconds(self, chat_id: int, turn: Turn, count: int = 1) -> float:
+        """How long a message of this kind (`count` of them: an album's items) would wait for its
+        turn in the chat if it were sent now (0: it would go at once). Asking takes nothing."""
         ...

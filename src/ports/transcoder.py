@@ -1,4 +1,5 @@
-"""Re-encoding a downloaded file so that every client plays it, or so that it fits a limit."""
+"""Re-encoding a downloaded file so that every client plays it, or so that it fits a limit; cutting
+one that cannot fit into parts."""
 
 from __future__ import annotations
 
@@ -53,6 +54,13 @@ class Transcoder(Protocol):
         on_progress: PercentSink | None = None,
     ) -> Result[Path, ToolFailure]:
         """Write `target` from `source` as `plan` says; `duration` turns time done into percent."""
+        ...
+
+    async def split(
+        self, source: Path, folder: Path, *, part_seconds: float, timeout: float
+    ) -> Result[list[Path], ToolFailure]:
+        """`source` cut at keyframes into MP4 parts of about `part_seconds` each (each part starts
+        on a keyframe, its streams copied, not re-encoded), written into `folder`; in order."""
         ...
 
     async def thumbnail(

@@ -19,7 +19,12 @@ async def test_a_chat_that_never_chose_has_no_settings(store: Store) -> None:
 
 async def test_saved_choices_read_back_as_saved(store: Store) -> None:
     chosen = ChatSettings(
-        max_height=480, audio_only=True, ask_long_videos=False, ask_longer_than_seconds=600, language="ru"
+        max_height=480,
+        audio_only=True,
+        ask_long_videos=False,
+        ask_longer_than_seconds=600,
+        language="ru",
+        as_file=True,
     )
 
     await store.save_chat_settings(GROUP, chosen, NOW)
@@ -34,7 +39,7 @@ async def test_the_defaults_read_back_as_defaults(store: Store) -> None:
 
 
 async def test_saving_again_replaces_every_field(store: Store) -> None:
-    await store.save_chat_settings(GROUP, ChatSettings(1080, True, False, 3600, "es"), NOW)
+    await store.save_chat_settings(GROUP, ChatSettings(1080, True, False, 3600, "es", as_file=True), NOW)
 
     await store.save_chat_settings(GROUP, ChatSettings(max_height=720), NOW + 1)
 
@@ -50,11 +55,11 @@ async def test_each_chat_keeps_its_own_choices(store: Store) -> None:
 
 
 async def test_a_migration_moves_the_choices_to_the_supergroup(store: Store) -> None:
-    await store.save_chat_settings(GROUP, ChatSettings(max_height=480), NOW)
+    await store.save_chat_settings(GROUP, ChatSettings(max_height=480, as_file=True), NOW)
 
     assert await store.move_chat_settings(GROUP, SUPERGROUP) is True
 
-    assert await store.chat_settings(SUPERGROUP) == ChatSettings(max_height=480)
+    assert await store.chat_settings(SUPERGROUP) == ChatSettings(max_height=480, as_file=True)
     assert await store.chat_settings(GROUP) is None
 
 

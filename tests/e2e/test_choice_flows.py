@@ -167,3 +167,46 @@ async def test_a_groups_choices_go_with_it_when_it_becomes_a_supergroup(shared: 
     video = await shared.video_reply(supergroup.id, shared.api.send_text(supergroup, admin, url))
 
     assert (video.height, video.sha256) == (480, rung_sha256(480))
+
+
+def buttons_now(stack: Stack, chat: Chat, panel_id: int) -> dict[str, str]:
+    """The panel's buttons as it shows them now (each press re-signs them for what it shows)."""
+    panel = stack.api.message(chat.id, panel_id)
+    assert panel is not None
+    assert panel.reply_markup is not None
+    return {b["text"]: b["callback_data"] for row in panel.reply_markup["inline_keyboard"] for b in row}
+
+
+async def test_a_chat_that_chose_send_as_file_gets_the_original_bytes_as_a_document(shared: Stack) -> None:
+    user = new_user()
+    chat = Chat.private(user)
+    url = await shared.site.add_ladder("/e2e/as-file", "A clip to keep")
+    panel_id, buttons = await open_panel(shared, chat, user)
+
+    said = await press(shared, chat, user, panel_id, buttons["📄 Send as file: off"])
+    asked = shared.api.send_text(chat, user, url)
+    document = await shared.api.wait_for(
+        lambda: next((d for d in shared.api.documents(user.id) if d.reply_to == asked), None),
+        timeout=WAIT_SECONDS,
+    )
+    fetched = site_fetches(shared, "/e2e/as-file")
+    again_asked = shared.api.send_text(chat, user, url)
+    again = await shared.api.wait_for(
+        lambda: next((d for d in shared.api.documents(user.id) if d.reply_to == again_asked), None),
+        timeout=WAIT_SECONDS,
+    )
+    fetched_again = site_fetches(shared, "/e2e/as-file")
+    await press(shared, chat, user, panel_id, buttons_now(shared, chat, panel_id)["📄 Send as file: on"])
+    as_video = await shared.video_reply(user.id, shared.api.send_text(chat, user, url))
+
+    assert said == ("Send as file: on", False)
+    assert (document.source, document.file.kind) == ("upload", "document")
+    assert document.file.sha256 == rung_sha256(720)  # the bytes as the site served them
+    assert not document.content_type_detection  # Telegram was told to keep it a file
+    assert document.file.file_name is not None
+    assert document.file.file_name.startswith("A clip to keep")
+    assert (again.source, again.file.file_id) == ("file_id", document.file.file_id)
+    assert fetched_again == fetched  # the second: no scrape, no download
+    assert as_video.sha256 == document.file.sha256
+    assert as_video.file_id != document.file.file_id  # a file and a video of the same bytes: two ids
+    assert [d.reply_to for d in shared.api.documents(user.id)] == [asked, again_asked]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from secrets import token_bytes
 
 from adapters.memory.store import MemoryStore
-from core.chat_settings.service import ChatSettingsService, PressAnswer
 from core.chat_settings.remembered_access import RememberedAccess
+from core.chat_settings.service import ChatSettingsService, PressAnswer
 from core.chat_settings.who_may_change import Asker
 from core.trust.buttons import Press, SignedButtons
 from core.trust.keys import InstallKeys

@@ -1,8 +1,10 @@
 """Hand-written ffprobe and ffmpeg for unit tests: probes scripted per file name, sizes read from the
-real files, and a transcoder that writes a file of the size it is told to and records every plan."""
+real files, and a transcoder that writes a file of the size it is told to and records every plan
+(and cuts a file into pieces of its bytes: equal shares, or the sizes it is told to)."""
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import replace
 from pathlib import Path
@@ -48,6 +50,10 @@ class RecordingTranscoder(Transcoder):
         self.output_sizes: deque[int] = deque([1000])
         self.failures: deque[ToolFailure] = deque()
         self.thumbnails: list[str] = []
+        self.cuts: list[float] = []
+        """Every split's part length, in seconds."""
+        self.part_sizes: deque[list[int]] = deque()
+        """Each split's part sizes, in turn; none left: the source's bytes shared evenly."""
 
     async def transcode(
         self,
@@ -69,6 +75,33 @@ class RecordingTranscoder(Transcoder):
         _write(target, b"\0" * size)
         self.prober.script(target.name, replace(H264_AAC, duration=duration))
         return Success(target)
+
+    async def split(
+        self, source: Path, folder: Path, *, part_seconds: float, timeout: float
+    ) -> Result[list[Path], ToolFailure]:
+        self.cuts.append(part_seconds)
+        if self.failures:
+            return Failure(self.failures.popleft())
+        probe = self.prober.probes.get(source.name)
+        if probe is None:  # what ffprobe cannot read, ffmpeg cannot cut
+            return Failure(ToolFailure("ERROR: ffmpeg could not cut the video into parts: Invalid data\n", 1))
+        duration = probe.duration or 0.0
+        count = max(math.ceil(duration / part_seconds - 1e-9), 1)
+        data = source.read_bytes()  # noqa: ASYNC240 - small test files
+        share = len(data) // count
+        sizes = (
+            self.part_sizes.popleft()
+            if self.part_sizes
+            else [share] * (count - 1) + [len(data) - share * (count - 1)]
+        )
+        parts, start = [], 0
+        for index, part_size in enumerate(sizes):
+            part = folder / f"part{index:03d}.mp4"
+            _write(part, data[start : start + part_size].ljust(part_size, b"\0"))  # the source's own bytes
+            start += part_size
+            self.prober.script(part.name, replace(H264_AAC, duration=duration / len(sizes)))
+            parts.append(part)
+        return Success(parts)
 
     async def thumbnail(
         self, source: Path, target: Path, *, at_seconds: float, timeout: float

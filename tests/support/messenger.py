@@ -7,17 +7,25 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ports.messenger import (
+    MAX_ALBUM_ITEMS,
+    AlbumItem,
     AudioFile,
     AudioMeta,
+    DocumentFile,
+    DocumentMeta,
     Keyboard,
     Messenger,
     MessengerError,
     SentAudio,
+    SentDocument,
     SentVideo,
     StoredAudio,
+    StoredDocument,
     StoredVideo,
     VideoFile,
     VideoMeta,
@@ -30,6 +38,7 @@ NOT_MODIFIED = (
 PARSE_ERROR = 'Bad Request: can\'t parse entities: Unsupported start tag "x" at byte offset 4'
 EDIT_GONE = "Bad Request: message to edit not found"
 WRONG_FILE_ID = "Bad Request: wrong file identifier/HTTP URL specified"
+TOO_MANY_IN_ALBUM = "Bad Request: too many messages to send as an album"
 
 
 @dataclass
@@ -45,6 +54,12 @@ class ChatMessage:
     audio: str | None = None
     """file_id of an audio message."""
     audio_meta: AudioMeta | None = None
+    document: str | None = None
+    """file_id of a document message."""
+    document_meta: DocumentMeta | None = None
+    caption: str | None = None
+    album: int | None = None
+    """Which album (sendMediaGroup) the message came in, counted from 0."""
     edits: list[str] = field(default_factory=list)
     first_text: str | None = None
 
@@ -64,6 +79,8 @@ class FakeMessenger(Messenger):
         self.inline_texts: list[tuple[str, str]] = []
         self.calls: list[str] = []
         self.file_ids: dict[str, str] = {}
+        self.albums: list[list[int]] = []
+        """Each album's message ids, in the order sent."""
         self.statuses: dict[tuple[int, int], str] = {}
         """(chat, user) → getChatMember's status; everybody else is a "member"."""
         self._next_id: defaultdict[int, int] = defaultdict(lambda: 100)
@@ -151,6 +168,58 @@ class FakeMessenger(Messenger):
         message = self._new_message(chat_id, video=file_id, reply_to=reply_to, keyboard=keyboard)
         return SentVideo(message.message_id, file_id, f"unique-{file_id}")
 
+    async def send_album(
+        self, chat_id: int, videos: Sequence[AlbumItem], *, reply_to: int | None = None
+    ) -> list[SentVideo]:
+        self._maybe_fail("send_album")
+        if not videos or len(videos) > MAX_ALBUM_ITEMS:
+            raise MessengerError(TOO_MANY_IN_ALBUM, 400)
+        file_ids = [self._video_file_id(video) for video, _ in videos]
+        album = len(self.albums)
+        sent = [
+            self._new_message(chat_id, video=file_id, caption=meta.caption, reply_to=reply_to, album=album)
+            for file_id, (_, meta) in zip(file_ids, videos, strict=True)
+        ]
+        self.albums.append([m.message_id for m in sent])
+        return [SentVideo(m.message_id, f, f"unique-{f}") for m, f in zip(sent, file_ids, strict=True)]
+
+    def _video_file_id(self, video: VideoFile | StoredVideo) -> str:
+        if isinstance(video, StoredVideo):
+            if video.file_id not in self.file_ids.values():
+                raise MessengerError(WRONG_FILE_ID, 400)
+            return video.file_id
+        digest = _digest(video.path)
+        return self.file_ids.setdefault(digest, f"file-{digest[:16]}")
+
+    async def send_document(
+        self,
+        chat_id: int,
+        document: DocumentFile | StoredDocument,
+        meta: DocumentMeta,
+        *,
+        reply_to: int | None = None,
+        keyboard: Keyboard | None = None,
+    ) -> SentDocument:
+        self._maybe_fail("send_document")
+        if isinstance(document, StoredDocument):
+            if document.file_id not in self.file_ids.values():
+                raise MessengerError(WRONG_FILE_ID, 400)
+            if not document.file_id.startswith("document-"):
+                raise MessengerError("Bad Request: can't use file of type Video as Document", 400)
+            file_id = document.file_id
+        else:
+            digest = _digest(document.path)
+            file_id = self.file_ids.setdefault(f"document:{digest}", f"document-{digest[:16]}")
+        message = self._new_message(
+            chat_id,
+            document=file_id,
+            document_meta=meta,
+            caption=meta.caption,
+            reply_to=reply_to,
+            keyboard=keyboard,
+        )
+        return SentDocument(message.message_id, file_id, f"unique-{file_id}")
+
     async def react(self, chat_id: int, message_id: int, emoji: str) -> None:
         self._maybe_fail("react")
         self.reactions.append((chat_id, message_id, emoji))
@@ -202,3 +271,7 @@ class FakeMessenger(Messenger):
     ) -> None:
         self._maybe_fail("edit_inline_text")
         self.inline_texts.append((inline_message_id, text))
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()

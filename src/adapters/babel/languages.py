@@ -11,9 +11,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from babel import Locale
-from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 
+from adapters.babel.po_files import read_catalog
 from ports.language import Language, Languages
 
 ENGLISH = "en"
@@ -48,14 +48,3 @@ class BabelLanguages(Languages):
 
     def language(self, code: str) -> Language:
         return self._languages.get(code) or self._languages[ENGLISH]
-
-
-def read_catalog(path: Path) -> dict[str, str]:
-    """Entry → translation, for the entries translated and not fuzzy."""
-    with path.open("rb") as file:
-        catalog = read_po(file)
-    return {
-        str(message.id): str(message.string)
-        for message in catalog
-        if message.id and isinstance(message.string, str) and message.string and not message.fuzzy
-    }

@@ -1,5 +1,5 @@
-"""The ffmpeg command line of a transcode, built from a TranscodePlan: pure, so every flag is checked
-by a unit test.
+"""The ffmpeg command lines of a transcode (built from a TranscodePlan) and of a cut into parts:
+pure, so every flag is checked by a unit test.
 
 Every file goes in and out with the "file:" protocol prefix, so a name can never be read as an
 option or as another protocol (a title starting with "-" or containing "http:").
@@ -58,3 +58,22 @@ def _audio_args(plan: TranscodePlan) -> list[str]:
             return ["-c:a", "aac", "-b:a", f"{plan.audio_kbps}k"]
         case StreamAction.DROP:
             return ["-an"]
+
+
+PART_PATTERN = "part%03d.mp4"
+"""The names of a cut's parts, in order: part000.mp4, part001.mp4…"""
+
+
+def split_args(source: Path, folder: Path, part_seconds: float) -> list[str]:
+    """The segment muxer cuts at the first keyframe at or after each multiple of `part_seconds`, so
+    every part starts on a keyframe and plays on its own; the streams are copied, each part's
+    timestamps start at zero and its index is up front."""
+    return [
+        *("-nostdin", "-hide_banner", "-v", "error", "-y"),
+        *("-i", f"file:{source}"),
+        *("-map", "0:v:0", "-map", "0:a:0?"),
+        *("-sn", "-dn", "-map_chapters", "-1", "-c", "copy"),
+        *("-f", "segment", "-segment_time", f"{part_seconds:.3f}", "-reset_timestamps", "1"),
+        *("-segment_format", "mp4", "-segment_format_options", "movflags=+faststart"),
+        f"file:{folder / PART_PATTERN}",
+    ]

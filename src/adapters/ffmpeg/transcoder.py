@@ -1,8 +1,10 @@
-"""The Transcoder port on ffmpeg: convert or compress a file into an MP4, take a thumbnail.
+"""The Transcoder port on ffmpeg: convert or compress a file into an MP4, cut one into parts, take
+a thumbnail.
 
 ffmpeg runs as a child process in its own session with a deadline; a timeout, a cancellation or
 a shutdown kills its whole process group. Encodes are CPU-bound, so a semaphore lets only a few
-run at once (the others wait for a slot, and their deadline starts when their process does).
+run at once (the others wait for a slot, and their deadline starts when their process does). A
+cut copies the streams: it takes no slot.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 
 from returns.result import Failure, Result, Success
 
-from adapters.ffmpeg.commands import transcode_args
+from adapters.ffmpeg.commands import split_args, transcode_args
 from adapters.ffmpeg.progress import ProgressReader
 from adapters.ffmpeg.thumbnail_command import thumbnail_args
 from adapters.process import ChildProcesses, Exit
@@ -76,6 +78,17 @@ class FfmpegTranscoder(Transcoder):
         await asyncio.to_thread(target.unlink, missing_ok=True)
         return Failure(_failure(outcome, "ffmpeg could not convert the video"))
 
+    async def split(
+        self, source: Path, folder: Path, *, part_seconds: float, timeout: float
+    ) -> Result[list[Path], ToolFailure]:
+        outcome = await self._run(split_args(source, folder, part_seconds), timeout, lambda _: None)
+        parts = await asyncio.to_thread(_parts_in, folder)
+        if outcome.ok and parts:
+            return Success(parts)
+        for part in parts:
+            await asyncio.to_thread(part.unlink, missing_ok=True)
+        return Failure(_failure(outcome, "ffmpeg could not cut the video into parts"))
+
     async def thumbnail(
         self, source: Path, target: Path, *, at_seconds: float, timeout: float
     ) -> Path | None:
@@ -91,6 +104,10 @@ class FfmpegTranscoder(Transcoder):
         return await self._children.run(
             (self._ffmpeg, *args), env=None, timeout=timeout, on_stdout=on_stdout, on_stderr=lambda _: None
         )
+
+
+def _parts_in(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("part*.mp4") if _non_empty(p))
 
 
 def _non_empty(path: Path) -> bool:

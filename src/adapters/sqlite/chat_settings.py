@@ -9,19 +9,21 @@ from adapters.sqlite.writer import GroupCommitWriter
 from ports.chat_settings import ChatSettings, ChatSettingsStore
 
 _READ = """
-    SELECT max_height, audio_only, ask_long_videos, ask_longer_than_seconds, language
+    SELECT max_height, audio_only, ask_long_videos, ask_longer_than_seconds, language, as_file
     FROM chat_settings WHERE chat_id = ?
 """
 _SAVE = """
     INSERT INTO chat_settings
-        (chat_id, max_height, audio_only, ask_long_videos, ask_longer_than_seconds, language, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?)
+        (chat_id, max_height, audio_only, ask_long_videos, ask_longer_than_seconds, language, as_file,
+        updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (chat_id) DO UPDATE SET
         max_height = excluded.max_height,
         audio_only = excluded.audio_only,
         ask_long_videos = excluded.ask_long_videos,
         ask_longer_than_seconds = excluded.ask_longer_than_seconds,
         language = excluded.language,
+        as_file = excluded.as_file,
         updated_at = excluded.updated_at
 """
 # The new chat keeps its own choices if it has any; the old chat's row goes either way.
@@ -48,6 +50,7 @@ class SqliteChatSettings(ChatSettingsStore):
             int(settings.ask_long_videos),
             settings.ask_longer_than_seconds,
             settings.language,
+            int(settings.as_file),
             now,
         )
         await self._writer.submit(lambda c: c.execute(_SAVE, values))
@@ -62,11 +65,12 @@ class SqliteChatSettings(ChatSettingsStore):
 
 
 def _settings_from_row(row: tuple[Any, ...]) -> ChatSettings:
-    max_height, audio_only, ask_long_videos, ask_longer_than, language = row
+    max_height, audio_only, ask_long_videos, ask_longer_than, language, as_file = row
     return ChatSettings(
         max_height=int(max_height) if max_height is not None else None,
         audio_only=bool(audio_only),
         ask_long_videos=bool(ask_long_videos),
         ask_longer_than_seconds=int(ask_longer_than) if ask_longer_than is not None else None,
         language=str(language) if language is not None else None,
+        as_file=bool(as_file),
     )

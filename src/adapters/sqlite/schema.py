@@ -258,6 +258,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         # NULL: automatic (the user's Telegram app's language in a private chat, English in a group).
         ("ALTER TABLE chat_settings ADD COLUMN language TEXT",),
     ),
+    Migration(
+        "send as file",
+        # A chat's videos come as documents (the downloaded bytes, no player).
+        ("ALTER TABLE chat_settings ADD COLUMN as_file INTEGER NOT NULL DEFAULT 0",),
+    ),
 )
 
 

@@ -18,7 +18,7 @@ from aiogram.types import (
 )
 from aiogram.utils.token import TokenValidationError, validate_token
 
-from adapters.telegram.messenger import to_messenger_error
+from adapters.telegram.errors import to_messenger_error
 from ports.bot_account import BotAccount, BotProfile, CommandMenu, WebhookState
 
 T = TypeVar("T")

@@ -2,8 +2,9 @@
 
 Telegram answers a burst with 429 "Too Many Requests: retry after N". Waiting N seconds and
 sending again is what it asks for; pacing messages per chat and overall keeps a burst from turning
-into a storm of 429s in the first place. A message's turn follows from its method: a video before
-a new message before an edit. Waits go through the Clock port, so tests drive them in virtual time.
+into a storm of 429s in the first place. A message's turn follows from its method: a video (or an
+album, which counts a message per item) before a new message before an edit. Waits go through the
+Clock port, so tests drive them in virtual time.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import logging
 from aiogram import Bot
 from aiogram.client.session.middlewares.base import BaseRequestMiddleware, NextRequestMiddlewareType
 from aiogram.exceptions import TelegramRetryAfter
-from aiogram.methods import Response, TelegramMethod
+from aiogram.methods import Response, SendMediaGroup, TelegramMethod
 from aiogram.methods.base import TelegramType
 
 from adapters.telegram.pacing import ChatPacer, PacingPolicy
@@ -39,6 +40,11 @@ def paced_chat(method: TelegramMethod[TelegramType]) -> int | str | None:
         return None
     chat_id = getattr(method, "chat_id", None)
     return chat_id if isinstance(chat_id, int | str) else None
+
+
+def messages_in(method: TelegramMethod[TelegramType]) -> int:
+    """Telegram counts each item of an album as a message of its own."""
+    return len(method.media) if isinstance(method, SendMediaGroup) else 1
 
 
 def turn_of(method: TelegramMethod[TelegramType]) -> Turn:
@@ -85,7 +91,7 @@ class FloodControl(BaseRequestMiddleware):
         retries = 0
         while True:
             if message:
-                await self.pacer.acquire(chat_id, turn_of(method))
+                await self.pacer.acquire(chat_id, turn_of(method), messages_in(method))
             try:
                 return await make_request(bot, method)
             except TelegramRetryAfter as error:

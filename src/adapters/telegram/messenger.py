@@ -1,33 +1,18 @@
-"""The Messenger port over aiogram: HTML, no link previews, silent replies, sendVideo, sendAudio.
+"""The Messenger port over aiogram: HTML, no link previews, silent replies, sendVideo, albums
+(sendMediaGroup), sendDocument, sendAudio.
 
-Every aiogram failure leaves as a MessengerError carrying Telegram's own description, its
-error_code (None for a network failure) and retry_after, for the core to classify.
+Every aiogram failure leaves as a MessengerError (adapters.telegram.errors) carrying Telegram's
+own description, its error_code (None for a network failure) and retry_after, for the core to
+classify.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 from aiogram import Bot
 from aiogram.enums import ChatMemberStatus
-from aiogram.exceptions import (
-    AiogramError,
-    ClientDecodeError,
-    TelegramAPIError,
-    TelegramBadRequest,
-    TelegramConflictError,
-    TelegramEntityTooLarge,
-    TelegramForbiddenError,
-    TelegramMigrateToChat,
-    TelegramNetworkError,
-    TelegramNotFound,
-    TelegramRetryAfter,
-    TelegramServerError,
-    TelegramUnauthorizedError,
-)
 from aiogram.types import (
     FSInputFile,
     InlineKeyboardButton,
@@ -40,15 +25,21 @@ from aiogram.types import (
     ReplyParameters,
 )
 
+from adapters.telegram.errors import translated
 from ports.messenger import (
+    AlbumItem,
     AudioFile,
     AudioMeta,
+    DocumentFile,
+    DocumentMeta,
     Keyboard,
     Messenger,
     MessengerError,
     SentAudio,
+    SentDocument,
     SentVideo,
     StoredAudio,
+    StoredDocument,
     StoredVideo,
     VideoFile,
     VideoMeta,
@@ -59,57 +50,6 @@ VIDEO_REQUEST_TIMEOUT_SECONDS = 600
 """An upload of 50 MB over a slow link takes longer than the session's default minute."""
 
 _NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
-_TOKEN_IN_URL = re.compile(r"/bot[0-9]+:[A-Za-z0-9_-]+/")
-_ORIGINAL = "\nOriginal description: "
-_STATUS: tuple[tuple[type[TelegramAPIError], int], ...] = (
-    (TelegramEntityTooLarge, 413),
-    (TelegramBadRequest, 400),
-    (TelegramUnauthorizedError, 401),
-    (TelegramForbiddenError, 403),
-    (TelegramNotFound, 404),
-    (TelegramConflictError, 409),
-    (TelegramServerError, 500),
-)
-
-
-def to_messenger_error(error: AiogramError) -> MessengerError:
-    """Telegram's verdict in the port's terms; code None means "no answer" (network, garbled)."""
-    translated = _translate(error)
-    # A network error names the request URL, which carries the bot token; the description ends up
-    # in logs, the dead-letter table and the 💥 line a user reads.
-    translated.description = _TOKEN_IN_URL.sub("/bot<token>/", translated.description)
-    translated.args = (translated.description,)
-    return translated
-
-
-def _translate(error: AiogramError) -> MessengerError:
-    if isinstance(error, TelegramRetryAfter):
-        return MessengerError(_original(error.message), 429, float(error.retry_after))
-    if isinstance(error, TelegramMigrateToChat):
-        return MessengerError(_original(error.message), 400, migrate_to_chat_id=error.migrate_to_chat_id)
-    if isinstance(error, TelegramAPIError):
-        for kind, code in _STATUS:
-            if isinstance(error, kind):
-                return MessengerError(error.message, code)
-        if isinstance(error, TelegramNetworkError):
-            return MessengerError(error.message)
-        return MessengerError(error.message)
-    if isinstance(error, ClientDecodeError):
-        return MessengerError(f"undecodable Bot API answer: {error.message}")
-    return MessengerError(str(error))
-
-
-def _original(message: str) -> str:
-    """aiogram prefixes 429/migration texts with its own sentence; keep Telegram's."""
-    return message.split(_ORIGINAL, 1)[1] if _ORIGINAL in message else message
-
-
-@asynccontextmanager
-async def _translated() -> AsyncIterator[None]:
-    try:
-        yield
-    except AiogramError as error:
-        raise to_messenger_error(error) from error
 
 
 def inline_keyboard(keyboard: Keyboard | None) -> InlineKeyboardMarkup | None:
@@ -145,7 +85,7 @@ class TelegramMessenger(Messenger):
         silent: bool = True,
         keyboard: Keyboard | None = None,
     ) -> int:
-        async with _translated():
+        async with translated():
             message = await self._bot.send_message(
                 chat_id,
                 text,
@@ -166,7 +106,7 @@ class TelegramMessenger(Messenger):
         html: bool = True,
         keyboard: Keyboard | None = None,
     ) -> None:
-        async with _translated():
+        async with translated():
             await self._bot.edit_message_text(
                 text=text,
                 chat_id=chat_id,
@@ -177,13 +117,13 @@ class TelegramMessenger(Messenger):
             )
 
     async def edit_keyboard(self, chat_id: int, message_id: int, keyboard: Keyboard | None) -> None:
-        async with _translated():
+        async with translated():
             await self._bot.edit_message_reply_markup(
                 chat_id=chat_id, message_id=message_id, reply_markup=inline_keyboard(keyboard)
             )
 
     async def delete_message(self, chat_id: int, message_id: int) -> None:
-        async with _translated():
+        async with translated():
             await self._bot.delete_message(chat_id, message_id)
 
     async def send_video(
@@ -195,7 +135,7 @@ class TelegramMessenger(Messenger):
         reply_to: int | None = None,
         keyboard: Keyboard | None = None,
     ) -> SentVideo:
-        async with _translated():
+        async with translated():
             message = await self._bot.send_video(
                 chat_id,
                 self._video_input(video),
@@ -213,25 +153,85 @@ class TelegramMessenger(Messenger):
             )
         return _sent_video(message)
 
+    async def send_album(
+        self, chat_id: int, videos: Sequence[AlbumItem], *, reply_to: int | None = None
+    ) -> list[SentVideo]:
+        media = [self._album_video(video, meta) for video, meta in videos]
+        uploads = sum(isinstance(video, VideoFile) for video, _ in videos)
+        async with translated():
+            messages = await self._bot.send_media_group(
+                chat_id,
+                media,  # type: ignore[arg-type]  # aiogram's list is invariant over its media kinds
+                disable_notification=True,
+                reply_parameters=_reply(reply_to),
+                # Each upload may take as long as one video's.
+                request_timeout=VIDEO_REQUEST_TIMEOUT_SECONDS * max(uploads, 1),
+            )
+        return [_sent_video(message) for message in messages]
+
+    def _album_video(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> InputMediaVideo:
+        return InputMediaVideo(
+            media=self._video_input(video),
+            caption=meta.caption,
+            parse_mode=HTML,
+            duration=meta.duration,
+            width=meta.width,
+            height=meta.height,
+            supports_streaming=True,
+            thumbnail=_thumbnail(meta),
+        )
+
+    async def send_document(
+        self,
+        chat_id: int,
+        document: DocumentFile | StoredDocument,
+        meta: DocumentMeta,
+        *,
+        reply_to: int | None = None,
+        keyboard: Keyboard | None = None,
+    ) -> SentDocument:
+        file = (
+            document.file_id
+            if isinstance(document, StoredDocument)
+            else self._file_input(document.path, meta.file_name)
+        )
+        async with translated():
+            message = await self._bot.send_document(
+                chat_id,
+                file,
+                caption=meta.caption,
+                parse_mode=HTML,
+                thumbnail=FSInputFile(meta.thumbnail) if meta.thumbnail is not None else None,
+                # Without it Telegram's servers may file an MP4 as a video: the user asked for the file.
+                disable_content_type_detection=True,
+                disable_notification=True,
+                reply_parameters=_reply(reply_to),
+                reply_markup=inline_keyboard(keyboard),
+                request_timeout=VIDEO_REQUEST_TIMEOUT_SECONDS,
+            )
+        if message.document is None:
+            raise MessengerError("Bad Request: the sent message carries no document", 400)
+        return SentDocument(message.message_id, message.document.file_id, message.document.file_unique_id)
+
     def _video_input(self, video: VideoFile | StoredVideo) -> FSInputFile | str:
         return video.file_id if isinstance(video, StoredVideo) else self._file_input(video.path)
 
-    def _file_input(self, path: Path) -> FSInputFile | str:
+    def _file_input(self, path: Path, file_name: str | None = None) -> FSInputFile | str:
         if self._local_mode:
             # The local Bot API server reads the file itself: pass a file:// URI, not the bytes.
             return path.resolve().as_uri()
-        return FSInputFile(path)
+        return FSInputFile(path, filename=file_name)
 
     async def react(self, chat_id: int, message_id: int, emoji: str) -> None:
-        async with _translated():
+        async with translated():
             await self._bot.set_message_reaction(chat_id, message_id, [ReactionTypeEmoji(emoji=emoji)])
 
     async def answer_callback(self, callback_id: str, text: str | None = None) -> None:
-        async with _translated():
+        async with translated():
             await self._bot.answer_callback_query(callback_id, text=text)
 
     async def member_status(self, chat_id: int, user_id: int) -> str:
-        async with _translated():
+        async with translated():
             member = await self._bot.get_chat_member(chat_id, user_id)
         return ChatMemberStatus(member.status).value
 
@@ -252,7 +252,7 @@ class TelegramMessenger(Messenger):
             height=meta.height,
             supports_streaming=True,
         )
-        async with _translated():
+        async with translated():
             await self._bot.edit_message_media(
                 media, inline_message_id=inline_message_id, reply_markup=inline_keyboard(keyboard)
             )
@@ -267,7 +267,7 @@ class TelegramMessenger(Messenger):
         keyboard: Keyboard | None = None,
     ) -> SentAudio:
         sound = audio.file_id if isinstance(audio, StoredAudio) else self._file_input(audio.path)
-        async with _translated():
+        async with translated():
             message = await self._bot.send_audio(
                 chat_id,
                 sound,
@@ -301,7 +301,7 @@ class TelegramMessenger(Messenger):
             performer=meta.performer,
             title=meta.title,
         )
-        async with _translated():
+        async with translated():
             await self._bot.edit_message_media(
                 media, inline_message_id=inline_message_id, reply_markup=inline_keyboard(keyboard)
             )
@@ -309,7 +309,7 @@ class TelegramMessenger(Messenger):
     async def edit_inline_text(
         self, inline_message_id: str, text: str, *, keyboard: Keyboard | None = None
     ) -> None:
-        async with _translated():
+        async with translated():
             await self._bot.edit_message_text(
                 text=text,
                 inline_message_id=inline_message_id,

@@ -12,7 +12,7 @@ from aiogram.exceptions import AiogramError, TelegramRetryAfter
 from aiogram.methods import Response, TelegramMethod
 from aiogram.methods.base import TelegramType
 
-from adapters.telegram.messenger import to_messenger_error
+from adapters.telegram.errors import to_messenger_error
 from ports.telemetry import ApiEvents, UpdateEvents
 
 

@@ -3,7 +3,8 @@
 Telegram's Bot FAQ: inside one chat about one message a second, short bursts tolerated; no more
 than 20 messages a minute to one group; about 30 a second overall. Each chat is a lane (a token
 bucket, and for groups a sliding minute on top); the bot is one more lane. In a lane, messages
-wait by `Turn` — a video before a new message before an edit — and an edit goes only while
+wait by `Turn` — a video (an album: one message per item) before a new message before an
+edit — and an edit goes only while
 `edit_reserve` messages stay untouched, so a video that comes after it never waits for it.
 A lane is a queue, not a lock: nothing in one chat waits for another chat. Waits go through the
 Clock port.
@@ -76,21 +77,23 @@ class _Lane:
         self._changed = asyncio.Event()
 
     def free_in(self, now: float, needed: int) -> float:
-        """Seconds until `needed` messages could go at once (0: now)."""
+        """Seconds until `needed` messages could go at once (0: now). More than a burst goes once
+        the bucket is full, and the lane owes the rest (its tokens go below zero)."""
         self._tokens = min(self._burst, self._tokens + max(now - self._updated, 0.0) * self._rate)
         self._updated = now
         wait = max(self.held_until - now, 0.0)
-        if self._tokens < needed:
-            wait = max(wait, (needed - self._tokens) / self._rate)
+        bucket_needs = min(float(needed), self._burst)
+        if self._tokens < bucket_needs:
+            wait = max(wait, (bucket_needs - self._tokens) / self._rate)
         if self._window is not None:
-            wait = max(wait, self._window.free_in(now, needed))
+            wait = max(wait, self._window.free_in(now, min(needed, self._window.size)))
         return wait
 
-    def wait_seconds(self, turn: Turn, reserve: int) -> float:
+    def wait_seconds(self, turn: Turn, reserve: int, count: int = 1) -> float:
         ahead = sum(1 for priority, _ in self._waiters if priority <= turn)
-        return self.free_in(self._clock.now(), ahead + 1 + reserve)
+        return self.free_in(self._clock.now(), ahead + count + reserve)
 
-    async def acquire(self, turn: Turn, reserve: int) -> None:
+    async def acquire(self, turn: Turn, reserve: int, count: int = 1) -> None:
         ticket = (int(turn), next(self._order))
         bisect.insort(self._waiters, ticket)
         self._notify()
@@ -100,19 +103,19 @@ class _Lane:
                 wait: float | None = None
                 if self._waiters[0] == ticket:
                     now = self._clock.now()
-                    wait = self.free_in(now, 1 + reserve)
+                    wait = self.free_in(now, count + reserve)
                     if wait <= 0:
-                        self._take(now)
+                        self._take(now, count)
                         return
                 await _first_of(changed, self._clock, wait)
         finally:
             self._waiters.remove(ticket)
             self._notify()
 
-    def _take(self, now: float) -> None:
-        self._tokens -= 1.0
+    def _take(self, now: float, count: int) -> None:
+        self._tokens -= count
         if self._window is not None:
-            self._window.sent.append(now)
+            self._window.sent.extend([now] * count)
 
     def _notify(self) -> None:
         self._changed.set()
@@ -141,17 +144,20 @@ class ChatPacer(SendPacing):
         self._lanes: dict[int | str, _Lane] = {}
         self._overall = _Lane(clock, self._policy.overall_per_second, self._policy.overall_burst, None)
 
-    async def acquire(self, chat_id: int | str | None, turn: Turn = Turn.MESSAGE) -> None:
-        """Return when one more message of this kind may go to the chat (None: no chat, only the
-        bot's overall pace), and count it as sent."""
+    async def acquire(self, chat_id: int | str | None, turn: Turn = Turn.MESSAGE, count: int = 1) -> None:
+        """Return when `count` more messages of this kind (an album's items) may go to the chat
+        (None: no chat, only the bot's overall pace), and count them as sent."""
         reserve = self._reserve(turn)
         if chat_id is not None:
-            await self._lane(chat_id).acquire(turn, reserve)
-        await self._overall.acquire(turn, reserve)
+            await self._lane(chat_id).acquire(turn, reserve, count)
+        await self._overall.acquire(turn, reserve, count)
 
-    def wait_seconds(self, chat_id: int, turn: Turn) -> float:
+    def wait_seconds(self, chat_id: int, turn: Turn, count: int = 1) -> float:
         reserve = self._reserve(turn)
-        return max(self._lane(chat_id).wait_seconds(turn, reserve), self._overall.wait_seconds(turn, reserve))
+        return max(
+            self._lane(chat_id).wait_seconds(turn, reserve, count),
+            self._overall.wait_seconds(turn, reserve, count),
+        )
 
     def hold(self, chat_id: int | str, seconds: float) -> None:
         """Telegram said "retry after": nobody sends to this chat before then."""

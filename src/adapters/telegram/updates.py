@@ -17,7 +17,7 @@ from aiogram.exceptions import AiogramError
 from aiogram.methods import GetUpdates
 from aiogram.types import Update
 
-from adapters.telegram.messenger import to_messenger_error
+from adapters.telegram.errors import to_messenger_error
 from ports.inbox import RawUpdate
 from ports.updates import UpdateFeed
 

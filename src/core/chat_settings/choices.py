@@ -19,11 +19,12 @@ ASK_FROM_SECONDS: tuple[int, ...] = (300, 600, 1200, 1800, 3600)
 
 QUALITY = "set_quality"
 AUDIO = "set_audio"
+AS_FILE = "set_file"
 ASK = "set_ask"
 ASK_FROM = "set_ask_from"
 LANGUAGE = "set_language"
 DONE = "set_done"
-ACTIONS = frozenset({QUALITY, AUDIO, ASK, ASK_FROM, LANGUAGE, DONE})
+ACTIONS = frozenset({QUALITY, AUDIO, AS_FILE, ASK, ASK_FROM, LANGUAGE, DONE})
 PREFIX = "set_"
 """Every settings button's action starts so: its router takes those presses and only those."""
 ON, OFF, BEST = "on", "off", "best"
@@ -44,6 +45,8 @@ def changed(settings: ChatSettings, ref: ButtonRef, *, group: bool) -> ChatSetti
         return replace(settings, max_height=heights[value]) if value in heights else None
     if ref.action == AUDIO and value in (ON, OFF):
         return replace(settings, audio_only=value == ON)
+    if ref.action == AS_FILE and value in (ON, OFF):
+        return replace(settings, as_file=value == ON)
     if ref.action == ASK and value in (ON, OFF) and group:
         return replace(settings, ask_long_videos=value == ON)
     if ref.action == ASK_FROM and group and value.isdigit() and int(value) in ASK_FROM_SECONDS:

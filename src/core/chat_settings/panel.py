@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from core import texts
 from core.chat_settings.choices import (
+    AS_FILE,
     ASK,
     ASK_FROM,
     ASK_FROM_SECONDS,
@@ -45,11 +46,14 @@ def panel(settings: ChatSettings, words: Words, *, group: bool, default_ask_seco
         words.say(texts.SETTINGS_TITLE),
         words.say(texts.SETTINGS_QUALITY, quality=words.quality_name(settings.max_height)),
         audio + (words.say(texts.SETTINGS_AUDIO_ON_HINT) if settings.audio_only else ""),
+        words.say(texts.SETTINGS_AS_FILE, state=words.on_off(settings.as_file))
+        + (words.say(texts.SETTINGS_AS_FILE_ON_HINT) if settings.as_file else ""),
         words.say(texts.SETTINGS_LANGUAGE, language=language_name(settings, words, group=group)),
     ]
     rows = [
         _quality_row(settings.max_height, words),
         [_toggle(words, words.say(texts.BUTTON_AUDIO_ONLY), AUDIO, settings.audio_only)],
+        [_toggle(words, words.say(texts.BUTTON_AS_FILE), AS_FILE, settings.as_file)],
         _language_row(settings.language, words, group=group),
     ]
     if group:
@@ -70,6 +74,8 @@ def field_answer(
         return words.say(texts.ANSWER_QUALITY, quality=words.quality_name(settings.max_height))
     if action == AUDIO:
         return words.say(texts.ANSWER_AUDIO, state=words.on_off(settings.audio_only))
+    if action == AS_FILE:
+        return words.say(texts.ANSWER_AS_FILE, state=words.on_off(settings.as_file))
     if action == LANGUAGE:
         return words.say(texts.ANSWER_LANGUAGE, language=language_name(settings, words, group=group))
     asking = words.long_videos(ask_longer_than(settings, default_ask_seconds))

@@ -126,13 +126,15 @@ class BlobService:
         verbose: bool = False,
         on_progress: ProgressSink | None = None,
         on_output: OutputSink | None = None,
+        key: str | None = None,
     ) -> FetchResult:
         """The video's bytes on disk, downloading them unless they are already here.
 
         Concurrent calls for one blob key share a single download: the first caller's `timeout`
-        and `verbose` apply, every caller's sinks hear its progress and output.
+        and `verbose` apply, every caller's sinks hear its progress and output. `key`: the blob
+        the bytes are kept as, when not the video's own (the file of "send as file").
         """
-        key = blob_key(info)
+        key = key or blob_key(info)
         start = partial(self._fetch_once, key, info, downloader, timeout, verbose)
         return await self._fetches.join(key, start, _Sinks(on_progress, on_output))
 
@@ -151,8 +153,7 @@ class BlobService:
                 now = self._clock.now()
                 await self._index.touch_blob(key, now)
                 return Success(replace(had, last_used=now))
-            staging = await self._files.new_staging(blob_file_name(key, "")[:16])
-            try:
+            async with self.staging(key) as staging:
                 downloaded = await downloader.download(
                     info,
                     staging,
@@ -164,8 +165,21 @@ class BlobService:
                 if isinstance(downloaded, Failure):
                     return Failure(downloaded.failure())
                 return Success(await self._record(key, info, downloaded.unwrap()))
-            finally:
-                await self._remove_staging(staging)
+
+    @asynccontextmanager
+    async def staging(self, key: str) -> AsyncIterator[Path]:
+        """A fresh folder for bytes of `key` on their way in, removed with whatever is left in it."""
+        staging = await self._files.new_staging(blob_file_name(key, "")[:16])
+        try:
+            yield staging
+        finally:
+            await self._remove_staging(staging)
+
+    async def adopt(self, key: str, info: VideoInfo, produced: Path) -> BlobRecord:
+        """`produced` (in a staging folder) becomes the bytes of `key` — bytes made from bytes we
+        hold, such as a video's parts: moved in and recorded, as a download is."""
+        async with self._locks.hold(key):
+            return await self._record(key, info, produced)
 
     async def _remove_staging(self, staging: Path) -> None:
         try:

@@ -4,7 +4,8 @@ picture at that bitrate is still worth watching.
 The target is the limit minus a margin (the MP4 container's own bytes and the encoder's overshoot
 on hard material), spread over the duration; the audio takes a fixed share and the video the rest.
 The picture height follows the video bitrate (more pixels need more bits), never above the
-source's. Below MIN_VIDEO_KBPS even a 360p picture is a smear: then the video is too large.
+source's. Below MIN_VIDEO_KBPS even a 360p picture is a smear: then the video is cut into parts
+(core.media.parts) if the operator allows enough of them, or else it is too large.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from core.media.parts import NEVER_SPLIT, may_split
 from ports.transcoder import StreamAction, TranscodePlan
 
 MIN_VIDEO_KBPS = 250
@@ -28,6 +30,10 @@ class SizeVerdict(enum.Enum):
     """Under the limit, or not known yet: download and look at the bytes."""
     COMPRESS = "compress"
     """Over the limit: download, then compress to fit (or refuse once the bytes say it cannot)."""
+    PARTS = "parts"
+    """Over the limit at any watchable bitrate: download, then cut into parts (core.media.parts)."""
+    TOO_MANY_PARTS = "too_many_parts"
+    """Over the limit at any watchable bitrate, and more parts than allowed."""
     TOO_LARGE = "too_large"
 
 
@@ -36,6 +42,8 @@ class SizeLimits:
     upload_bytes: int
     download_bytes: int
     """Nothing bigger than this is fetched at all (so a hostile link cannot fill the disk)."""
+    max_parts: int = NEVER_SPLIT
+    """How many parts a video too large for any watchable bitrate may be sent in."""
 
 
 def fit_plan(
@@ -87,6 +95,8 @@ def verdict_before_download(
         return SizeVerdict.FITS
     if duration is None:
         return SizeVerdict.COMPRESS  # the bytes will tell the duration
-    if fit_plan(duration, limits.upload_bytes, height, has_audio=True) is None:
-        return SizeVerdict.TOO_LARGE
-    return SizeVerdict.COMPRESS
+    if fit_plan(duration, limits.upload_bytes, height, has_audio=True) is not None:
+        return SizeVerdict.COMPRESS
+    if may_split(size, limits.upload_bytes, limits.max_parts):
+        return SizeVerdict.PARTS
+    return SizeVerdict.TOO_MANY_PARTS if limits.max_parts > NEVER_SPLIT else SizeVerdict.TOO_LARGE

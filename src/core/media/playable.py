@@ -1,8 +1,10 @@
 """Downloads that come out playable on every client and within the upload limit.
 
 A Downloader over the Downloader port: once yt-dlp's file is in the staging folder it is probed.
-Over the upload limit, it is compressed to fit — or refused as too large when no watchable bitrate
-fits (`too_large_bytes`); otherwise a stream that not every client plays is converted, or the
+Over the upload limit, it is compressed to fit; when no watchable bitrate fits, it is made
+playable whole (converted only if it must be), for the delivery to cut into parts
+(core.media.parts) — or refused as too large (`too_large_bytes`) when that would take more parts
+than allowed. Under the limit, a stream that not every client plays is converted, or the
 container alone remuxed. The result replaces the download in the same staging folder, so the blob
 store records the bytes that are sent, and its single flight runs the conversion once per video.
 A file ffprobe cannot read, or one without a picture, is passed on as it is: the upload's own
@@ -16,6 +18,7 @@ from pathlib import Path
 from returns.result import Failure, Result, Success
 
 from core.media.fit import fit_plan, tighter
+from core.media.parts import may_split
 from core.media.playback import playback_plan
 from ports.media import (
     Downloader,
@@ -43,12 +46,15 @@ class PlayableDownloads(Downloader):
         transcoder: Transcoder,
         *,
         upload_limit_bytes: int,
+        max_parts: int,
         transcode_timeout: float,
     ) -> None:
+        """`max_parts`: a video no watchable bitrate fits may be sent in this many parts (1: never)."""
         self._inner = inner
         self._prober = prober
         self._transcoder = transcoder
         self._limit = upload_limit_bytes
+        self._max_parts = max_parts
         self._timeout = transcode_timeout
 
     async def scrape(
@@ -85,6 +91,11 @@ class PlayableDownloads(Downloader):
             return Success(produced)  # not a video: nothing here to convert or compress
         if probe.size is not None and probe.size > self._limit:
             return await self._fit(produced, probe, on_progress)
+        return await self._playable(produced, probe, on_progress)
+
+    async def _playable(
+        self, produced: Path, probe: MediaProbe, on_progress: ProgressSink | None
+    ) -> Result[Path, ToolFailure]:
         plan = playback_plan(probe)
         if plan is None:
             return Success(produced)
@@ -107,6 +118,8 @@ class PlayableDownloads(Downloader):
             if result is None or result.size is None or result.size <= self._limit:
                 return made
             plan = tighter(plan, result.size, self._limit)
+        if probe.duration is not None and may_split(size, self._limit, self._max_parts):
+            return await self._playable(produced, probe, on_progress)  # whole, to be cut into parts
         return Failure(too_large(size, self._limit))
 
     async def _transcode(

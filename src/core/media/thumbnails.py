@@ -55,7 +55,5 @@ class Thumbnails:
         finally:
             try:
                 await self._files.remove_staging(folder)
-            except BlobFilesError as error:
-                log.warning(
-                    "could not remove the thumbnail folder %s (boot clears it)", folder, exc_info=error
-                )
+            except BlobFilesError:
+                log.warning("thumbnail folder %s not removed (boot clears it)", folder, exc_info=True)

@@ -35,6 +35,8 @@ class DownloadRequest:
     """The sound only (sendAudio): /audio, or the chat's audio-only default."""
     max_height: int | None = None
     """The chat's quality choice when the link came; None: the best that fits."""
+    as_file: bool = False
+    """The chat's choice: the video as a document (the downloaded bytes, no player)."""
     ask_long: bool = True
     """Groups: a long video asks first (the chat's choice)."""
     ask_longer_than: float | None = None
@@ -92,6 +94,7 @@ class DownloadRequest:
                 confirmed=bool(payload.get("confirmed", False)),
                 audio=bool(payload.get("audio", False)),
                 max_height=read_optional_int(payload.get("max_height")),
+                as_file=bool(payload.get("as_file", False)),
                 ask_long=bool(payload.get("ask_long", True)),
                 ask_longer_than=read_optional_number(payload.get("ask_longer_than")),
                 info_shown=bool(payload.get("info_shown", False)),

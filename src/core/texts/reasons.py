@@ -35,6 +35,11 @@ def too_large(size: int) -> Phrase:
     return Phrase(texts.TOO_LARGE, size=whole_megabytes(size))
 
 
+def too_many_parts(size: int, max_parts: int) -> Phrase:
+    """Refused because it would take more parts than the operator allows."""
+    return Phrase(texts.TOO_MANY_PARTS, size=whole_megabytes(size), max_parts=max_parts)
+
+
 def timed_out(seconds: float) -> Phrase:
     return Phrase(texts.TIMED_OUT, seconds=float(seconds))
 

@@ -3,24 +3,31 @@
 A call goes out only while the attempt surely holds its job's lease, with a margin
 (core.jobs.fence); one that does not stops the attempt (AttemptStopped) instead of reaching the
 chat. A send holds the lease for its whole budget first: an upload for `upload_seconds` (the
-adapter's own deadline for one), a video Telegram has already (by file_id) for `call_seconds`.
+adapter's own deadline for one; an album, for each of its uploads), a video Telegram has already
+(by file_id) for `call_seconds`.
 Calls that are not made for a job (the handlers', the 💥 report after the row is buried) use the
 plain Messenger.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.jobs.fence import Fence
 from ports.messenger import (
+    AlbumItem,
     AudioFile,
     AudioMeta,
+    DocumentFile,
+    DocumentMeta,
     Keyboard,
     Messenger,
     SentAudio,
+    SentDocument,
     SentVideo,
     StoredAudio,
+    StoredDocument,
     StoredVideo,
     VideoFile,
     VideoMeta,
@@ -93,6 +100,28 @@ class FencedMessenger(Messenger):
         async with self._fence.reserved(self._budget(isinstance(video, VideoFile))):
             return await self._messenger.send_video(
                 chat_id, video, meta, reply_to=reply_to, keyboard=keyboard
+            )
+
+    async def send_album(
+        self, chat_id: int, videos: Sequence[AlbumItem], *, reply_to: int | None = None
+    ) -> list[SentVideo]:
+        uploads = sum(isinstance(video, VideoFile) for video, _ in videos)
+        budget = uploads * self._budgets.upload_seconds if uploads else self._budgets.call_seconds
+        async with self._fence.reserved(budget):
+            return await self._messenger.send_album(chat_id, videos, reply_to=reply_to)
+
+    async def send_document(
+        self,
+        chat_id: int,
+        document: DocumentFile | StoredDocument,
+        meta: DocumentMeta,
+        *,
+        reply_to: int | None = None,
+        keyboard: Keyboard | None = None,
+    ) -> SentDocument:
+        async with self._fence.reserved(self._budget(isinstance(document, DocumentFile))):
+            return await self._messenger.send_document(
+                chat_id, document, meta, reply_to=reply_to, keyboard=keyboard
             )
 
     async def react(self, chat_id: int, message_id: int, emoji: str) -> None:

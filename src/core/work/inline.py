@@ -10,6 +10,7 @@ reason: it is never left saying ⏳.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from returns.result import Failure, Success
 
@@ -33,6 +34,7 @@ from ports.blobs import BlobRecord
 from ports.language import Languages
 from ports.media import VideoInfo
 from ports.messenger import (
+    AlbumItem,
     AudioFile,
     AudioMeta,
     Button,
@@ -136,7 +138,7 @@ class _Placeholder(Destination):
     async def hold(self, duration: float | None, pinned_key: str | None) -> JobOutcome | None:
         return None  # the user asked for this very video
 
-    async def too_large(self, size: int) -> JobOutcome:
+    async def too_large(self, size: int, *, max_parts: int | None = None) -> JobOutcome:
         return Failure(too_large(size))
 
     def not_before(self, outgoing: Outgoing) -> float | None:
@@ -148,6 +150,16 @@ class _Placeholder(Destination):
         if isinstance(video, StoredVideo):
             return None  # the swap needs only the file_id
         return await self._messenger.send_video(self._cache_chat_id, video, meta)
+
+    @property
+    def takes_albums(self) -> bool:
+        return False  # an inline message holds one video: one past the limit is too large here
+
+    async def send_album(self, videos: Sequence[AlbumItem]) -> list[SentVideo]:
+        raise TypeError("an inline placeholder takes no album")
+
+    def part_caption(self, index: int, count: int) -> str:
+        raise TypeError("an inline placeholder takes no album")
 
     async def delivered(self, file_id: str, record: BlobRecord) -> JobOutcome:
         request = self._request

@@ -11,7 +11,15 @@ class DownloadSettings(BaseModel):
         None,
         ge=1,
         description="nothing bigger is fetched (announced, estimated or counted while it downloads); "
-        "unset = 4 times the upload limit, room to compress to fit",
+        "unset = the upload limit times the larger of 4 and `VIDRELAY_MAX_PARTS`, room to compress to "
+        "fit or to cut into parts",
+    )
+    max_parts: int = Field(
+        8,
+        ge=1,
+        le=50,
+        description="a video no watchable bitrate brings under the upload limit is cut at keyframes into "
+        "at most this many parts, sent as albums; beyond, it is refused as too large; 1 = never cut",
     )
     ffmpeg_timeout_seconds: float = Field(
         600.0, gt=0, description="deadline of one ffmpeg run (a conversion or a compression to fit)"

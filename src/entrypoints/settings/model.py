@@ -49,14 +49,16 @@ class Settings(
 
     @property
     def download_cap_bytes(self) -> int:
-        """Room for compress-to-fit: a source a few times the limit can still be brought under it."""
-        return self.max_download_bytes or DOWNLOAD_CAP_FACTOR * self.upload_limit_bytes
+        """Room for compress-to-fit (a source a few times the limit can still be brought under it)
+        and for the parts a video past any watchable bitrate is cut into."""
+        return self.max_download_bytes or max(DOWNLOAD_CAP_FACTOR, self.max_parts) * self.upload_limit_bytes
 
     @property
     def attempt_timeout_seconds(self) -> float:
         """A whole attempt: a scrape and a download, each with its own yt-dlp deadline, the passes
-        of a conversion or compression with ffmpeg's, plus the upload."""
-        return 2 * self.ytdlp_timeout_seconds + MAX_FIT_PASSES * self.ffmpeg_timeout_seconds + 300
+        of a conversion or compression with ffmpeg's (or a conversion and a cut into parts), plus
+        the upload."""
+        return 2 * self.ytdlp_timeout_seconds + (MAX_FIT_PASSES + 1) * self.ffmpeg_timeout_seconds + 300
 
     def masked(self) -> dict[str, str]:
         """Every effective setting as its environment variable, secrets masked."""

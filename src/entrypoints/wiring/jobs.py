@@ -22,6 +22,7 @@ from core.log_message.cancel_button import CancelButtons
 from core.log_message.views import LogViews
 from core.media.blob_service import BlobService
 from core.media.info_cache import InfoService
+from core.media.part_blobs import BlobParts
 from core.media.playable import PlayableDownloads
 from core.media.sound import SoundFetcher
 from core.media.thumbnails import Thumbnails
@@ -29,7 +30,9 @@ from core.trust.buttons import SignedButtons
 from core.trust.keys import InstallKeys
 from core.updater_status import UpdateStatus
 from core.url_guard import UrlGuard
+from core.work.delivery.albums import Albums
 from core.work.delivery.audio import AudioDelivery
+from core.work.delivery.document import FileDelivery
 from core.work.delivery.outage import TelegramOutages
 from core.work.delivery.turns import VideoTurns
 from core.work.delivery.video import Delivery
@@ -122,7 +125,17 @@ class Jobs(Adapters):
         prober,
         transcoder,
         upload_limit_bytes=settings.provided.upload_limit_bytes,
+        max_parts=settings.provided.max_parts,
         transcode_timeout=settings.provided.ffmpeg_timeout_seconds,
+    )
+    # A video no watchable bitrate brings under the limit: cut into parts, each a blob.
+    parts = providers.Singleton(
+        BlobParts,
+        blobs,
+        transcoder,
+        upload_limit_bytes=settings.provided.upload_limit_bytes,
+        max_parts=settings.provided.max_parts,
+        cut_timeout=settings.provided.ffmpeg_timeout_seconds,
     )
     guard = providers.Singleton(UrlGuard, resolver, guard_rules)
     log_views = providers.Singleton(
@@ -138,11 +151,14 @@ class Jobs(Adapters):
         guard=guard,
         info=info,
         blobs=blobs,
+        parts=parts,
+        albums=providers.Singleton(Albums, blobs=blobs, thumbnails=thumbnails, clock=clock),
         downloader=playable,
         thumbnails=thumbnails,
         clock=clock,
         upload_limit_bytes=settings.provided.upload_limit_bytes,
         max_download_bytes=settings.provided.download_cap_bytes,
+        max_parts=settings.provided.max_parts,
         ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
     )
     audio_delivery = providers.Singleton(
@@ -170,6 +186,16 @@ class Jobs(Adapters):
         DownloadVideo,
         delivery=delivery,
         audio=audio_delivery,
+        # "Send as file": the bytes as yt-dlp made them, neither converted nor compressed.
+        files=providers.Singleton(
+            FileDelivery,
+            blobs=blobs,
+            fetcher=downloader,
+            thumbnails=thumbnails,
+            clock=clock,
+            upload_limit_bytes=settings.provided.upload_limit_bytes,
+            ytdlp_timeout_seconds=settings.provided.ytdlp_timeout_seconds,
+        ),
         destinations=providers.Singleton(
             ChatDestinations,
             messengers=fenced_messengers,

@@ -16,8 +16,8 @@ Faults: `fail_next(method, code=429, retry_after=1, times=2)`; a "user" deleting
 `forget_file(file_id)`. Telegram's flood limits (one message a second per chat with short
 bursts, 20 a minute per group, 30 a second overall, then 429 "Too Many Requests: retry after N"):
 `FakeBotApi(flood_limits=FloodLimits())`, off by default. Every call is recorded (`calls`), with
-query helpers for messages and their edit history, videos, reactions, callback and inline answers
-and media edits.
+query helpers for messages and their edit history, videos (albums too), documents, reactions,
+callback and inline answers and media edits.
 
 Where things are: `driver` (what tests do) and `inspection` (what they read) on top of `server`
 (HTTP); `methods/` holds the Bot API methods by group over the `state` they share; `html` and
@@ -37,6 +37,7 @@ from testkit.telegram.people import Chat, User
 from testkit.telegram.records import (
     CallbackAnswer,
     CallRecord,
+    DocumentRecord,
     InlineAnswer,
     MediaEdit,
     ReactionRecord,
@@ -53,6 +54,7 @@ __all__ = [
     "CallRecord",
     "CallbackAnswer",
     "Chat",
+    "DocumentRecord",
     "FakeBotApi",
     "FileRecord",
     "FloodLimits",

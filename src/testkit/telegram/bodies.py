@@ -61,9 +61,13 @@ async def _read_multipart(
     uploads: dict[str, Upload],
     keep: Path | None,
 ) -> bool:
-    """Fills `raw` and `uploads`; True when the files together went over `upload_limit`."""
+    """Fills `raw` and `uploads`; True when a file went over `upload_limit`.
+
+    The limit is per file, as Telegram states it ("50 MB for other files"): an album of several
+    parts, each under it, is one request well over it.
+    """
     reader = await request.multipart()
-    total = 0
+    over = False
     while (part := await reader.next()) is not None:
         if not isinstance(part, BodyPartReader) or part.name is None:
             continue
@@ -74,8 +78,7 @@ async def _read_multipart(
         partial = keep / f".upload-{os.getpid()}-{next(_partials)}" if keep is not None else None
         while chunk := await part.read_chunk(_CHUNK_BYTES):
             size += len(chunk)
-            total += len(chunk)
-            if total <= upload_limit:
+            if size <= upload_limit:
                 digest.update(chunk)
                 if partial is not None:
                     await asyncio.to_thread(_append, partial, chunk)
@@ -85,7 +88,8 @@ async def _read_multipart(
         if partial is not None and keep is not None and size:
             await asyncio.to_thread(partial.replace, keep / upload.sha256)
         uploads[part.name] = upload
-    return total > upload_limit
+        over = over or size > upload_limit
+    return over
 
 
 def _append(path: Path, chunk: bytes) -> None:

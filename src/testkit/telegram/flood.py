@@ -6,9 +6,10 @@ minute to the same group; about 30 messages per second overall. Beyond them the 
 `429 {"description": "Too Many Requests: retry after N", "parameters": {"retry_after": N}}`.
 
 Edits count like messages (they draw 429s on the real API too); chat actions, reactions and
-answers do not. A call is admitted (its share taken) before it runs, so two concurrent calls cannot
-both squeeze into the last slot, and a call the method then refuses (a 400, "message is not
-modified") gives its share back: only delivered messages count.
+answers do not; an album counts one message per item. A call is admitted (its share taken)
+before it runs, so two concurrent calls cannot both squeeze into the last slot, and a call the
+method then refuses (a 400, "message is not modified") gives its share back: only delivered
+messages count.
 """
 
 from __future__ import annotations
@@ -51,16 +52,17 @@ class _Bucket:
     tokens: float
     updated: float
 
-    def wait(self, now: float) -> float:
+    def wait(self, now: float, count: int = 1) -> float:
         self.tokens = min(self.burst, self.tokens + max(now - self.updated, 0.0) * self.rate)
         self.updated = now
-        return 0.0 if self.tokens >= 1.0 else (1.0 - self.tokens) / self.rate
+        needed = min(float(count), self.burst)  # a burst-sized album goes once the bucket is full
+        return 0.0 if self.tokens >= needed else (needed - self.tokens) / self.rate
 
-    def take(self) -> None:
-        self.tokens -= 1.0
+    def take(self, count: int = 1) -> None:
+        self.tokens -= count
 
-    def give_back(self) -> None:
-        self.tokens = min(self.burst, self.tokens + 1.0)
+    def give_back(self, count: int = 1) -> None:
+        self.tokens = min(self.burst, self.tokens + count)
 
 
 @dataclass(slots=True)
@@ -71,17 +73,20 @@ class _Window:
     seconds: float
     sent: deque[float] = field(default_factory=deque)
 
-    def wait(self, now: float) -> float:
+    def wait(self, now: float, count: int = 1) -> float:
         while self.sent and self.sent[0] <= now - self.seconds:
             self.sent.popleft()
-        return 0.0 if len(self.sent) < self.size else self.sent[0] + self.seconds - now
+        needed = min(count, self.size)
+        free = self.size - len(self.sent)
+        return 0.0 if needed <= free else self.sent[needed - free - 1] + self.seconds - now
 
-    def take(self, now: float) -> None:
-        self.sent.append(now)
+    def take(self, now: float, count: int = 1) -> None:
+        self.sent.extend([now] * count)
 
-    def give_back(self, at: float) -> None:
-        if at in self.sent:
-            self.sent.remove(at)
+    def give_back(self, at: float, count: int = 1) -> None:
+        for _ in range(count):
+            if at in self.sent:
+                self.sent.remove(at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +95,7 @@ class Admission:
 
     chat_id: int | None
     at: float
+    count: int = 1
 
 
 class FloodGate:
@@ -100,33 +106,35 @@ class FloodGate:
         self._chats: dict[int, _Bucket] = {}
         self._groups: dict[int, _Window] = {}
 
-    def admit(self, method: str, chat_id: int | None) -> Admission | None:
-        """Take this call's share, or raise the 429 Telegram would answer; None: not a message."""
+    def admit(self, method: str, chat_id: int | None, count: int = 1) -> Admission | None:
+        """Take this call's share (`count` messages: an album's items), or raise the 429 Telegram
+        would answer; None: not a message."""
         if not counts_as_message(method):
             return None
         now = self._now()
-        limits = [self._global.wait(now)]
+        limits = [self._global.wait(now, count)]
         if chat_id is not None:
-            limits.append(self._chat(chat_id, now).wait(now))
+            limits.append(self._chat(chat_id, now).wait(now, count))
             if chat_id < 0:
-                limits.append(self._group(chat_id).wait(now))
+                limits.append(self._group(chat_id).wait(now, count))
         wait = max(limits)
         if wait > 0:
             raise too_many_requests(max(1, math.ceil(wait)))
-        self._global.take()
+        self._global.take(count)
         if chat_id is not None:
-            self._chats[chat_id].take()
+            self._chats[chat_id].take(count)
             if chat_id < 0:
-                self._groups[chat_id].take(now)
-        return Admission(chat_id, now)
+                self._groups[chat_id].take(now, count)
+        return Admission(chat_id, now, count)
 
     def give_back(self, admission: Admission) -> None:
-        self._global.give_back()
+        count = admission.count
+        self._global.give_back(count)
         if admission.chat_id is None:
             return
-        self._chats[admission.chat_id].give_back()
+        self._chats[admission.chat_id].give_back(count)
         if admission.chat_id < 0:
-            self._groups[admission.chat_id].give_back(admission.at)
+            self._groups[admission.chat_id].give_back(admission.at, count)
 
     def _chat(self, chat_id: int, now: float) -> _Bucket:
         bucket = self._chats.get(chat_id)

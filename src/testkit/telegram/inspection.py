@@ -14,6 +14,7 @@ from testkit.telegram.records import (
     AudioRecord,
     CallbackAnswer,
     CallRecord,
+    DocumentRecord,
     InlineAnswer,
     MediaEdit,
     ReactionRecord,
@@ -63,7 +64,20 @@ class InspectableBotApi(BotApiServer):
         return path
 
     def videos(self, chat_id: int | None = None) -> list[VideoRecord]:
+        """Every video sent, by sendVideo or in an album (see `media_group_id`)."""
         return [v for v in self._state.journal.videos if chat_id is None or v.chat_id == chat_id]
+
+    def albums(self, chat_id: int | None = None) -> list[list[VideoRecord]]:
+        """The videos sent as albums (sendMediaGroup), one list per album, in the order sent."""
+        albums: dict[str, list[VideoRecord]] = {}
+        for video in self.videos(chat_id):
+            if video.media_group_id is not None:
+                albums.setdefault(video.media_group_id, []).append(video)
+        return list(albums.values())
+
+    def documents(self, chat_id: int | None = None) -> list[DocumentRecord]:
+        """Every document sent (sendDocument, or in an album of documents)."""
+        return [d for d in self._state.journal.documents if chat_id is None or d.chat_id == chat_id]
 
     def audios(self, chat_id: int | None = None) -> list[AudioRecord]:
         """Every sendAudio that went through (as an audio, or filed as a document)."""

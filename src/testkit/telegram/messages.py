@@ -45,6 +45,8 @@ class StoredMessage:
     deleted: bool = False
     deleted_by_bot: bool = False
     edit_date: int | None = None
+    media_group_id: str | None = None
+    """The album the message belongs to (sendMediaGroup)."""
     history: list[Version] = field(default_factory=list)
     """Every version, the first one included: history[-1] is what the chat shows now."""
 

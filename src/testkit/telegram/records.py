@@ -51,6 +51,33 @@ class VideoRecord:
     at: float
     thumbnail: Thumbnail | None = None
     """The uploaded thumbnail, if the call carried one (see Thumbnail.valid)."""
+    media_group_id: str | None = None
+    """The album it came in (sendMediaGroup); None for a video of its own."""
+
+    @property
+    def uploaded(self) -> bool:
+        return self.source != "file_id"
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRecord:
+    """One document sent (sendDocument, or a document of an album): what Telegram kept, unchanged."""
+
+    chat_id: int
+    message_id: int
+    file: FileRecord
+    source: str
+    """"upload", "path" or "file_id", as for videos."""
+    reply_to: int | None
+    caption: str | None
+    thumbnail: Thumbnail | None
+    content_type_detection: bool
+    """False when the call set disable_content_type_detection: the server was told to keep the
+    upload a file whatever it holds (a video stays a document)."""
+    silent: bool
+    reply_markup: dict[str, Any] | None
+    at: float
+    media_group_id: str | None = None
 
     @property
     def uploaded(self) -> bool:
@@ -126,6 +153,7 @@ class Journal:
     calls: list[CallRecord] = field(default_factory=list)
     videos: list[VideoRecord] = field(default_factory=list)
     audios: list[AudioRecord] = field(default_factory=list)
+    documents: list[DocumentRecord] = field(default_factory=list)
     reactions: list[ReactionRecord] = field(default_factory=list)
     callback_answers: list[CallbackAnswer] = field(default_factory=list)
     inline_answers: list[InlineAnswer] = field(default_factory=list)

@@ -24,16 +24,13 @@ def message_json(state: TelegramState, message: StoredMessage, *, nested: bool =
         replied = state.messages.get(message.chat_id, message.reply_to)
         if replied is not None and not replied.deleted:
             data["reply_to_message"] = message_json(state, replied, nested=True)
+    if message.media_group_id is not None:
+        data["media_group_id"] = message.media_group_id
     if message.text is not None:
         data["text"] = message.text
         if message.entities:
             data["entities"] = message.entities
-    if message.video is not None:
-        data["video"] = video_json(message.video)
-    if message.audio is not None:
-        data["audio"] = audio_json(message.audio)
-    if message.document is not None:
-        data["document"] = document_json(message.document)
+    data.update(_media_json(message))
     if message.caption is not None:
         data["caption"] = message.caption
         if message.caption_entities:
@@ -42,6 +39,17 @@ def message_json(state: TelegramState, message: StoredMessage, *, nested: bool =
         data["reply_markup"] = message.reply_markup
     if message.link_preview_disabled and message.text is not None:
         data["link_preview_options"] = {"is_disabled": True}
+    return data
+
+
+def _media_json(message: StoredMessage) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    if message.video is not None:
+        data["video"] = video_json(message.video)
+    if message.audio is not None:
+        data["audio"] = audio_json(message.audio)
+    if message.document is not None:
+        data["document"] = document_json(message.document)
     return data
 
 

@@ -18,6 +18,7 @@ from testkit.telegram.errors import ApiError, not_found, unauthorized
 from testkit.telegram.flood import FloodLimits
 from testkit.telegram.limits import CLOUD_UPLOAD_LIMIT, LOCAL_UPLOAD_LIMIT
 from testkit.telegram.methods import method_table
+from testkit.telegram.methods.albums import album_size
 from testkit.telegram.outages import NGINX_502, Outage, OutageKind
 from testkit.telegram.params import Params
 from testkit.telegram.people import User
@@ -181,7 +182,8 @@ class BotApiServer(LoopbackServer):
 
     async def _run(self, method: Method, call: Call, chat_id: int | None) -> Any:
         gate = self._state.flood
-        admission = gate.admit(call.method, chat_id) if gate is not None else None
+        count = album_size(call.params) if call.method == "sendMediaGroup" else 1
+        admission = gate.admit(call.method, chat_id, count) if gate is not None else None
         try:
             return await method(self._state, call)
         except ApiError:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.blob_names import blob_file_name, blob_key
+from core.blob_names import blob_file_name, blob_key, part_key
 from ports.media import VideoInfo
 
 
@@ -65,3 +65,12 @@ def test_blob_file_name_never_leaves_the_folder_whatever_the_key_and_ext(key: st
     assert suffix
     assert suffix.isalnum()
     assert suffix.isascii()
+
+
+def test_a_parts_key_names_the_video_the_part_and_the_cut() -> None:
+    whole = blob_key(info())
+    assert part_key(whole, 2, 3) == f"{whole}#part=2/3"
+    assert part_key(whole, 1, 2) != part_key(whole, 1, 3)  # two cuts never share a part
+    entry = blob_key(info(entry=2))
+    assert part_key(entry, 1, 2) == f"{entry}#part=1/2"
+    assert not part_key(entry, 1, 2).startswith(blob_key(info(entry=20)))

@@ -168,14 +168,15 @@ def test_roles_split_only_a_postgres_deployment(tmp_path: Path) -> None:
     ]
 
 
-def test_the_download_cap_defaults_to_a_few_times_the_upload_limit() -> None:
-    assert load_settings({}).download_cap_bytes == 4 * 50 * 1024 * 1024
+def test_the_download_cap_defaults_to_room_for_the_parts_of_a_video_or_a_compression() -> None:
+    assert load_settings({}).download_cap_bytes == 8 * 50 * 1024 * 1024  # VIDRELAY_MAX_PARTS parts
     assert (
         load_settings(
             {"VIDRELAY_TELEGRAM_LOCAL_MODE": "true", "VIDRELAY_TELEGRAM_API_URL": "http://bot-api:8081"}
         ).download_cap_bytes
-        == 4 * 2000 * 1024 * 1024
+        == 8 * 2000 * 1024 * 1024
     )
+    assert load_settings({"VIDRELAY_MAX_PARTS": "1"}).download_cap_bytes == 4 * 50 * 1024 * 1024
     assert load_settings({"VIDRELAY_MAX_DOWNLOAD_BYTES": "1000"}).download_cap_bytes == 1000
 
 

@@ -231,6 +231,7 @@ def _with_choices(
         language=language,
         audio=chosen.audio_only if message.audio is None else message.audio,
         max_height=chosen.max_height,
+        as_file=chosen.as_file,
         ask_long=chosen.ask_long_videos,
         ask_longer_than=chosen.ask_longer_than_seconds,
     )

@@ -6,22 +6,37 @@ in the user's chat (`download_video`), a placeholder swapped in place (`download
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from core.jobs.outcome import JobOutcome
 from ports.blobs import BlobRecord
 from ports.messenger import (
+    AlbumItem,
     AudioFile,
     AudioMeta,
+    DocumentFile,
+    DocumentMeta,
     SentAudio,
+    SentDocument,
     SentVideo,
     StoredAudio,
+    StoredDocument,
     StoredVideo,
     VideoFile,
     VideoMeta,
 )
 
-Outgoing = VideoFile | StoredVideo | AudioFile | StoredAudio
+
+@dataclass(frozen=True, slots=True)
+class Album:
+    """An album about to go: as many messages as it has parts (Telegram counts each)."""
+
+    parts: int
+
+
+Outgoing = VideoFile | StoredVideo | AudioFile | StoredAudio | DocumentFile | StoredDocument | Album
 
 
 class Paced(Protocol):
@@ -32,7 +47,10 @@ class Paced(Protocol):
 
 
 class TooLarge(Protocol):
-    async def too_large(self, size: int) -> JobOutcome: ...
+    async def too_large(self, size: int, *, max_parts: int | None = None) -> JobOutcome:
+        """The file cannot go (`size` bytes); `max_parts`: because it would take more parts than
+        that (none: it is too large as it is)."""
+        ...
 
 
 class Delivered(Protocol):
@@ -51,6 +69,30 @@ class Destination(Paced, TooLarge, Delivered, Protocol):
 
     async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo | None:
         """Raises MessengerError. None: nothing needed sending, the stored file_id is all it takes."""
+        ...
+
+    @property
+    def takes_albums(self) -> bool:
+        """A video past the limit may come as an album of parts here (not in one inline message)."""
+        ...
+
+    async def send_album(self, videos: Sequence[AlbumItem]) -> list[SentVideo]:
+        """One album of at most MAX_ALBUM_ITEMS parts, only where `takes_albums`. Raises
+        MessengerError."""
+        ...
+
+    def part_caption(self, index: int, count: int) -> str:
+        """ "Part 1/3", in the language of the chat the album goes to (where `takes_albums`)."""
+        ...
+
+
+class DocumentDestination(Destination, Protocol):
+    """Where the video goes as a file ("send as file"), or as a video when it cannot go as one."""
+
+    async def send_document(
+        self, document: DocumentFile | StoredDocument, meta: DocumentMeta
+    ) -> SentDocument:
+        """Raises MessengerError."""
         ...
 
 

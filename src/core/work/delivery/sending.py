@@ -37,10 +37,17 @@ class SentFile(Protocol):
 
 
 async def fetch_bytes(
-    blobs: BlobService, info: VideoInfo, fetcher: Fetcher, timeout: float, report: Report, to: TooLarge
+    blobs: BlobService,
+    info: VideoInfo,
+    fetcher: Fetcher,
+    timeout: float,
+    report: Report,
+    to: TooLarge,
+    key: str | None = None,
 ) -> BlobRecord | JobOutcome:
-    """The bytes of `info` on disk (one shared download), or the job's outcome when they cannot
-    be had: too large (over the download cap), or a failed run."""
+    """The bytes of `info` on disk (one shared download; `key`: kept as that blob, not the video's
+    own), or the job's outcome when they cannot be had: too large (over the download cap), or a
+    failed run."""
     fetched = await blobs.fetch(
         info,
         fetcher,
@@ -48,6 +55,7 @@ async def fetch_bytes(
         verbose=report.verbose,
         on_progress=report.progress,
         on_output=output_of(report),
+        key=key,
     )
     if not isinstance(fetched, Failure):
         return fetched.unwrap()

@@ -18,7 +18,8 @@ class VideoTurns:
         self._pacing = pacing
         self._clock = clock
 
-    def not_before(self, chat_id: int) -> float | None:
-        """When to come back, if a video for this chat would wait too long now; else None."""
-        wait = self._pacing.wait_seconds(chat_id, Turn.VIDEO)
+    def not_before(self, chat_id: int, count: int = 1) -> float | None:
+        """When to come back, if a video (`count` videos: an album) for this chat would wait too
+        long now; else None."""
+        wait = self._pacing.wait_seconds(chat_id, Turn.VIDEO, count)
         return self._clock.now() + wait if wait > MAX_TURN_WAIT_SECONDS else None

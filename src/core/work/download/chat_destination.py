@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from returns.result import Success
 
+from core import texts
 from core.jobs.fence import Fence
 from core.jobs.outcome import JobOutcome
 from core.requests.download import DownloadRequest
-from core.texts.reasons import too_large
+from core.texts.reasons import too_large, too_many_parts
 from core.trust.migrations import may_migrate
-from core.work.delivery.destination import AudioDestination, Destination, Outgoing
+from core.work.delivery.destination import Album, AudioDestination, DocumentDestination, Outgoing
 from core.work.delivery.turns import VideoTurns
 from core.work.download.parking import Parking, needs_confirmation
 from core.work.download.replies import Replies
@@ -17,13 +20,18 @@ from core.work.fenced import FencedMessengers
 from ports.blobs import BlobRecord
 from ports.clock import Clock
 from ports.messenger import (
+    AlbumItem,
     AudioFile,
     AudioMeta,
+    DocumentFile,
+    DocumentMeta,
     Messenger,
     MessengerError,
     SentAudio,
+    SentDocument,
     SentVideo,
     StoredAudio,
+    StoredDocument,
     StoredVideo,
     VideoFile,
     VideoMeta,
@@ -71,7 +79,7 @@ class ChatDestinations:
         )
 
 
-class ChatDestination(Destination, AudioDestination):
+class ChatDestination(DocumentDestination, AudioDestination):
     def __init__(
         self,
         request: DownloadRequest,
@@ -104,13 +112,15 @@ class ChatDestination(Destination, AudioDestination):
         words = self.replies.words(request)
         return await self._parking.ask_first(request, duration or 0.0, pinned_key, self._messenger, words)
 
-    async def too_large(self, size: int) -> JobOutcome:
+    async def too_large(self, size: int, *, max_parts: int | None = None) -> JobOutcome:
         await self.replies.reopen(self._request)
-        await self.replies.say(self._request, self.replies.words(self._request).reason(too_large(size)))
+        refusal = too_large(size) if max_parts is None else too_many_parts(size, max_parts)
+        await self.replies.say(self._request, self.replies.words(self._request).reason(refusal))
         return Success(None)
 
     def not_before(self, outgoing: Outgoing) -> float | None:
-        return self._turns.not_before(self._request.chat_id)
+        count = outgoing.parts if isinstance(outgoing, Album) else 1
+        return self._turns.not_before(self._request.chat_id, count)
 
     async def send(self, video: VideoFile | StoredVideo, meta: VideoMeta) -> SentVideo:
         request = self._request
@@ -119,6 +129,33 @@ class ChatDestination(Destination, AudioDestination):
         except MessengerError as error:
             self._follow_migration(error)
             return await self.send(video, meta)
+
+    @property
+    def takes_albums(self) -> bool:
+        return True
+
+    def part_caption(self, index: int, count: int) -> str:
+        return self.replies.words(self._request).say(texts.PART_CAPTION, index=index, count=count)
+
+    async def send_album(self, videos: Sequence[AlbumItem]) -> list[SentVideo]:
+        request = self._request
+        try:
+            return await self._messenger.send_album(request.chat_id, videos, reply_to=request.message_id)
+        except MessengerError as error:
+            self._follow_migration(error)
+            return await self.send_album(videos)
+
+    async def send_document(
+        self, document: DocumentFile | StoredDocument, meta: DocumentMeta
+    ) -> SentDocument:
+        request = self._request
+        try:
+            return await self._messenger.send_document(
+                request.chat_id, document, meta, reply_to=request.message_id
+            )
+        except MessengerError as error:
+            self._follow_migration(error)
+            return await self.send_document(document, meta)
 
     async def send_audio(self, audio: AudioFile | StoredAudio, meta: AudioMeta) -> SentAudio:
         request = self._request

@@ -1,6 +1,7 @@
 """`download_video`: a link in a chat becomes the video in that chat.
 
-The path itself is the shared `Delivery` (`AudioDelivery` for the sound); this job adds what is
+The path itself is the shared `Delivery` (`AudioDelivery` for the sound, `FileDelivery` for a chat
+that chose "send as file"); this job adds what is
 its own: a multi-video post fans out into one child job per video, the video goes to the user's
 chat (`ChatDestination`), and the chat hears about it in the job's log message (`ChatReport`).
 Every failure is returned as a value; the engine decides about retrying, this job only reports
@@ -19,6 +20,7 @@ from core.jobs.hooks import CancelledJob, DeadJob, RetryNotice
 from core.jobs.outcome import JobOutcome
 from core.requests.download import DownloadRequest
 from core.work.delivery.audio import AudioDelivery
+from core.work.delivery.document import AS_VIDEO, FileDelivery
 from core.work.delivery.failures import bad_payload, no_video
 from core.work.delivery.outage import TelegramOutages
 from core.work.delivery.video import Delivery
@@ -37,6 +39,7 @@ class DownloadVideo:
         *,
         delivery: Delivery,
         audio: AudioDelivery,
+        files: FileDelivery,
         destinations: ChatDestinations,
         reports: ChatReports,
         formats: FormatChoice,
@@ -47,6 +50,7 @@ class DownloadVideo:
         that cannot reach Telegram waits for it."""
         self._delivery = delivery
         self._audio = audio
+        self._files = files
         self._destinations = destinations
         self._reports = reports
         self._formats = formats
@@ -92,6 +96,8 @@ class DownloadVideo:
         if request.max_height is not None:
             # The chat's quality picks the format, and with it the blob key: no chat gets another's file.
             info = self._formats.within_height(info, request.max_height)
+        if request.as_file and (sent := await self._files.deliver(info, destination, report)) is not AS_VIDEO:
+            return sent
         return await self._delivery.deliver(info, destination, report)
 
     async def on_retry(self, notice: RetryNotice) -> None:

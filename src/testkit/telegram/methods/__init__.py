@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from testkit.telegram.call import Method
 from testkit.telegram.methods import (
+    albums,
     audio,
     bot,
     callbacks,
     chats,
     commands,
+    documents,
     inline,
     media,
     messages,
@@ -16,7 +18,20 @@ from testkit.telegram.methods import (
     updates,
 )
 
-_GROUPS = (bot, commands, updates, messages, chats, reactions, media, audio, callbacks, inline)
+_GROUPS = (
+    bot,
+    commands,
+    updates,
+    messages,
+    chats,
+    reactions,
+    media,
+    albums,
+    audio,
+    documents,
+    callbacks,
+    inline,
+)
 
 
 def method_table() -> dict[str, tuple[str, Method]]:

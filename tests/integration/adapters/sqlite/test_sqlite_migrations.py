@@ -65,6 +65,7 @@ CANARIES: dict[int, list[str]] = {
         "INSERT INTO chat_settings (chat_id, max_height, audio_only, ask_long_videos,"
         " ask_longer_than_seconds, language, updated_at) VALUES (-43, NULL, 0, 1, NULL, 'es', 0)"
     ],
+    14: ["UPDATE chat_settings SET as_file = 1 WHERE chat_id = -42"],
 }
 
 
@@ -126,7 +127,7 @@ async def test_opening_migrates_to_the_latest_version_and_keeps_the_data(
     assert (info == []) == (version >= 4)
     assert refused == (version >= 4)
     assert secret == (b"\xc0\xff\xee" if version >= 5 else b"new")
-    assert chosen == (ChatSettings(480, True, False, 600) if version >= 6 else None)
+    assert chosen == (ChatSettings(480, True, False, 600, as_file=version >= 14) if version >= 6 else None)
     assert links == ([1e12] if version >= 10 else [])
     assert [k.update.update_id for k in waiting] == ([12] if version >= 8 else [])
     assert tally.successes == (3 if version >= 12 else 0)

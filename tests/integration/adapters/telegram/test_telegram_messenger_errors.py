@@ -26,8 +26,9 @@ from aiogram.exceptions import (
 from aiogram.methods import SendMessage
 
 from adapters.system.clock import SystemClock
+from adapters.telegram.errors import to_messenger_error
 from adapters.telegram.flood import FloodControl
-from adapters.telegram.messenger import TelegramMessenger, to_messenger_error
+from adapters.telegram.messenger import TelegramMessenger
 from adapters.telegram.session import make_bot
 from core.telegram_errors import (
     ApiVerdict,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.ffmpeg.commands import transcode_args
+from adapters.ffmpeg.commands import split_args, transcode_args
 from adapters.ffmpeg.progress import ProgressReader
 from adapters.ffmpeg.thumbnail_command import thumbnail_args
 from ports.transcoder import StreamAction, TranscodePlan
@@ -80,6 +80,20 @@ def test_a_thumbnail_is_one_frame_at_most_320_px_a_side() -> None:
 def feed(reader: ProgressReader, *lines: str) -> None:
     for line in lines:
         reader.line(line)
+
+
+def test_a_cut_copies_the_streams_into_faststart_mp4_parts_starting_at_zero() -> None:
+    argv = split_args(SRC, Path("/s/-parts"), 722.5)
+    assert after(argv, "-i") == "file:/s/-in.webm"
+    assert argv[-1] == "file:/s/-parts/part%03d.mp4"
+    assert (after(argv, "-c"), after(argv, "-f"), after(argv, "-segment_time")) == (
+        "copy",
+        "segment",
+        "722.500",
+    )
+    assert after(argv, "-reset_timestamps") == "1"
+    assert after(argv, "-segment_format_options") == "movflags=+faststart"
+    assert "0:a:0?" in argv  # a silent video is cut too
 
 
 def test_progress_is_the_time_written_against_the_duration() -> None:

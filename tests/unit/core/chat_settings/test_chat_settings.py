@@ -28,13 +28,13 @@ from tests.support.chat_settings_rig import (
 from tests.support.clock import VirtualClock
 
 
-async def test_a_private_panel_offers_quality_and_audio_but_no_long_video_choices(rig: Rig) -> None:
+async def test_a_private_panel_offers_quality_audio_and_files_but_no_long_video_choices(rig: Rig) -> None:
     await rig.open_panel(in_private(ADMIN))
 
     [panel] = rig.messenger.chat(ADMIN)
     texts = [b.text for b in rig.panel_buttons(ADMIN)]
     assert texts == [
-        *("✅ Best", "1080p", "720p", "480p", "🎵 Audio only: off"),
+        *("✅ Best", "1080p", "720p", "480p", "🎵 Audio only: off", "📄 Send as file: off"),
         *("✅ 🌐 Automatic", "English", "Español", "Русский", "✔️ Done"),
     ]
     assert panel.text is not None
@@ -83,6 +83,21 @@ async def test_the_toggles_and_the_threshold_change_one_field_each(rig: Rig) -> 
     texts = [b.text for b in rig.panel_buttons(GROUP)]
     assert "⏱ Ask before long videos: off" in texts
     assert "1h" not in texts  # no threshold while nothing asks
+
+
+async def test_send_as_file_is_a_toggle_of_its_own_and_the_panel_says_what_it_means(rig: Rig) -> None:
+    asker = in_private(ADMIN)
+    panel_id = await rig.open_panel(asker)
+
+    on = await rig.tap(asker, panel_id, "📄 Send as file: off")
+
+    assert (on.outcome, on.text) == (Outcome.CHANGED, "Send as file: on")
+    assert await rig.store.chat_settings(ADMIN) == ChatSettings(as_file=True)
+    shown = rig.messenger.chat(ADMIN)[-1].text or ""
+    assert "Send as file: <b>on</b> (videos come as documents: the original bytes, no player)" in shown
+    off = await rig.tap(asker, panel_id, "📄 Send as file: on")
+    assert off.text == "Send as file: off"
+    assert await rig.store.chat_settings(ADMIN) == ChatSettings()
 
 
 async def test_a_members_tap_in_a_group_is_refused_with_an_answer_and_changes_nothing(rig: Rig) -> None:

@@ -30,7 +30,7 @@ class ScriptedPacing(SendPacing):
         self.waits: dict[Turn, float] = {}
         self.asked: list[tuple[int, Turn]] = []
 
-    def wait_seconds(self, chat_id: int, turn: Turn) -> float:
+    def wait_seconds(self, chat_id: int, turn: Turn, count: int = 1) -> float:
         self.asked.append((chat_id, turn))
         return self.waits.get(turn, 0.0)
 

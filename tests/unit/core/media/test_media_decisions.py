@@ -168,3 +168,12 @@ def test_a_download_cap_below_the_upload_limit_refuses_what_would_fit() -> None:
     capped = SizeLimits(upload_bytes=50 * MB, download_bytes=1 * MB)
     assert verdict_before_download(4 * MB, 60.0, 360, capped) is SizeVerdict.TOO_LARGE
     assert verdict_before_download(1 * MB, 60.0, 360, capped) is SizeVerdict.FITS
+
+
+def test_unwatchable_at_any_bitrate_is_cut_into_parts_when_few_enough_are_allowed() -> None:
+    eight = SizeLimits(upload_bytes=50 * MB, download_bytes=400 * MB, max_parts=8)
+    assert verdict_before_download(100 * MB, 1500.0, 720, eight) is SizeVerdict.PARTS
+    assert verdict_before_download(64 * MB, 20.0, 240, eight) is SizeVerdict.COMPRESS  # compressing wins
+    # 380 MB takes 9 parts of 45 MB: one more than allowed, refused before a byte
+    assert verdict_before_download(380 * MB, 9000.0, 720, eight) is SizeVerdict.TOO_MANY_PARTS
+    assert verdict_before_download(401 * MB, 9000.0, 720, eight) is SizeVerdict.TOO_LARGE  # the cap

@@ -1,5 +1,5 @@
-"""PlayableDownloads over a scripted yt-dlp, ffprobe and ffmpeg: what is converted, remuxed, compressed
-or refused, and what progress the chat hears."""
+"""PlayableDownloads over a scripted yt-dlp, ffprobe and ffmpeg: what is converted, remuxed, compressed,
+left whole to be cut into parts, or refused, and what progress the chat hears."""
 
 from __future__ import annotations
 
@@ -26,11 +26,17 @@ class Rig:
     inner: ScriptedDownloader = field(default_factory=ScriptedDownloader)
     prober: ScriptedProber = field(default_factory=ScriptedProber)
     seen: list[Progress] = field(default_factory=list)
+    max_parts: int = 1
 
     def __post_init__(self) -> None:
         self.transcoder = RecordingTranscoder(self.prober)
         self.playable = PlayableDownloads(
-            self.inner, self.prober, self.transcoder, upload_limit_bytes=LIMIT, transcode_timeout=60.0
+            self.inner,
+            self.prober,
+            self.transcoder,
+            upload_limit_bytes=LIMIT,
+            max_parts=self.max_parts,
+            transcode_timeout=60.0,
         )
 
     async def download(self, size: int, **probe: object) -> Result[Path, ToolFailure]:
@@ -105,6 +111,44 @@ async def test_a_video_too_long_for_a_watchable_bitrate_is_too_large_without_enc
     assert result.failure().too_large_bytes == 2 * LIMIT
     assert "watchable" in result.failure().stderr_tail
     assert rig.transcoder.plans == []
+
+
+# Too long for a watchable bitrate, with parts allowed ---------------------------------------
+
+
+@pytest.fixture
+def parts(tmp_path: Path) -> Rig:
+    return Rig(tmp_path, max_parts=3)
+
+
+async def test_a_playable_video_no_bitrate_fits_is_left_whole_as_downloaded(parts: Rig) -> None:
+    result = await parts.download(2 * LIMIT, duration=600.0)
+
+    assert result == Success(parts.staging / "v1.mp4")
+    assert parts.transcoder.plans == []
+
+
+async def test_a_video_to_cut_is_converted_whole_first_when_not_every_client_plays_it(parts: Rig) -> None:
+    result = await parts.download(2 * LIMIT, duration=600.0, video_codec="vp9", audio_codec="opus")
+
+    assert result == Success(parts.staging / "v1.playable.mp4")
+    [plan] = parts.transcoder.plans
+    assert (plan.video, plan.video_kbps) == (StreamAction.ENCODE, None)  # its quality, not a bitrate
+    assert Stage.COMPRESS not in parts.stages
+
+
+async def test_two_passes_over_the_limit_leave_the_original_whole_to_be_cut(parts: Rig) -> None:
+    parts.transcoder.output_sizes = deque([LIMIT + 1])
+    assert await parts.download(2 * LIMIT, duration=1.0) == Success(parts.staging / "v1.mp4")
+    assert len(parts.transcoder.plans) == 2
+
+
+async def test_a_video_that_would_take_more_parts_than_allowed_is_too_large(parts: Rig) -> None:
+    result = await parts.download(3 * LIMIT, duration=600.0)  # 4 parts of 45 KB
+
+    assert isinstance(result, Failure)
+    assert result.failure().too_large_bytes == 3 * LIMIT
+    assert parts.transcoder.plans == []
 
 
 async def test_a_file_ffprobe_cannot_read_is_passed_on(rig: Rig) -> None:

@@ -177,11 +177,14 @@ async def test_a_group_failure_is_a_reaction_and_not_a_video_stays_silent(world:
 
 
 async def test_a_video_too_large_before_download_is_refused_with_its_size(world: World) -> None:
-    world.downloader.serve(URL, video(URL, filesize=80_000_000, duration=3000.0))  # unwatchable in 50 MB
+    # Unwatchable in 50 MB, and more than the 8 parts of 50 MB a video may be cut into
+    world.downloader.serve(URL, video(URL, filesize=400_000_000, duration=9000.0))
     await world.post(URL)
     await world.idle()
     assert world.downloader.downloads == []
-    assert "😞 Video too large (80 MB)" in world.messenger.texts(PRIVATE_CHAT)
+    assert "😞 Video too large (400 MB): it would take more than 8 parts" in world.messenger.texts(
+        PRIVATE_CHAT
+    )
 
 
 async def test_a_download_cap_below_the_upload_limit_refuses_before_download(

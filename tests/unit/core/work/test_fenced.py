@@ -18,8 +18,10 @@ from ports.jobs import Job
 from ports.messenger import (
     AudioFile,
     AudioMeta,
+    DocumentMeta,
     Messenger,
     StoredAudio,
+    StoredDocument,
     StoredVideo,
     VideoFile,
     VideoMeta,
@@ -41,6 +43,10 @@ CALLS: dict[str, Call] = {
     "send_audio": lambda m: m.send_audio(7, StoredAudio("a1"), AudioMeta()),
     "edit_inline_audio": lambda m: m.edit_inline_audio("i1", "a1", AudioMeta()),
     "edit_inline_text": lambda m: m.edit_inline_text("i1", "hi"),
+    "send_album": lambda m: m.send_album(
+        7, [(StoredVideo("f1"), VideoMeta()), (StoredVideo("f2"), VideoMeta())]
+    ),
+    "send_document": lambda m: m.send_document(7, StoredDocument("d1"), DocumentMeta()),
 }
 """One call of each method of the Messenger port (a new method needs its line here)."""
 

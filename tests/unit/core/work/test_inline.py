@@ -59,7 +59,8 @@ async def test_the_no_caption_variant_swaps_in_the_video_without_its_title(world
 
 
 async def test_a_video_too_large_before_download_fails_at_once_and_downloads_nothing(world: World) -> None:
-    world.downloader.serve(URL, video(URL, filesize=80_000_000, duration=3000.0))  # unwatchable in 50 MB
+    # Unwatchable in 50 MB: a chat would get it in parts, but an inline message holds one video
+    world.downloader.serve(URL, video(URL, filesize=80_000_000, duration=3000.0))
     await picked(world)
     assert world.downloader.downloads == []
     assert world.messenger.inline_edits == []
@@ -125,7 +126,8 @@ async def test_the_lookup_knows_only_videos_telegram_has(world: World) -> None:
 
 
 async def test_the_lookup_ignores_a_scrape_whose_video_telegram_does_not_have(world: World) -> None:
-    world.downloader.serve(URL, video(URL, filesize=80_000_000, duration=3000.0))  # unwatchable in 50 MB
+    # Unwatchable in 50 MB, and more than the 8 parts of 50 MB a video may be cut into
+    world.downloader.serve(URL, video(URL, filesize=400_000_000, duration=9000.0))
     await world.post(URL)  # scraped and cached, refused as too large: no file_id
     await world.idle()
     assert await world.container.inline_requests().cached(URL) is None
