@@ -48,11 +48,16 @@ def sent(statement: Awaitable[T]) -> asyncio.Future[T]:
 
 async def results(statements: Sequence[asyncio.Future[Any]]) -> list[Any]:
     """Every statement's result, once all of them ran; the first failure, if any failed."""
-    outcomes = await asyncio.gather(*statements, return_exceptions=True)
-    for outcome in outcomes:
-        if isinstance(outcome, BaseException):
-            raise outcome
-    return outcomes
+    ran: list[Any] = []
+    failure: BaseException | None = None
+    for statement in statements:
+        try:
+            ran.append(await statement)
+        except Exception as error:  # noqa: BLE001 - the first is raised once every statement ran
+            failure = failure or error
+    if failure is not None:
+        raise failure
+    return ran
 
 
 async def run_kind(db: Db, kind: Kind, requests: Sequence[Any]) -> Sequence[Any]:
