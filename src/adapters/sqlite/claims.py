@@ -3,10 +3,11 @@ they were sent: each takes the first free row of its lane that is due by its own
 taken by a claim before it; a holder that holds a suspect takes nothing, and a suspect row is
 taken only by a holder that holds nothing (ports.queue).
 
-Mostly one statement does it: the batch's claims come from one holder down one lane, and the
-first rows of that lane are due for every claim, none of them suspect, no lease has ended and
-the holder holds no suspect; then claim k takes row k, and `_AT_ONCE` takes them all (or, if any
-of that does not hold, nothing). Otherwise a closer look: one read of the holder's state and the
+Mostly one statement does it: the batch's claims come from one holder with one lease down one
+lane (the quick lane's claims beside them finding nothing), the first rows of that lane are due
+for every claim, none of them suspect, no lease has ended and the holder holds no suspect; then
+claim k takes row k, and `_AT_ONCE` takes them all (or, if any of that does not hold, nothing).
+Otherwise a closer look: one read of the holder's state and the
 store's clock with the first free rows of each lane, the choice made here, one UPDATE ...
 RETURNING of the chosen rows. A claim whose answer may lie beyond the rows read (rows due for a
 later `now`, not for its own, filled the read) takes a look of its own once the claims before it

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from adapters.sqlite.connection import changes, fetch_all
 from adapters.sqlite.port_base import SqliteAccess
@@ -18,13 +19,15 @@ _HANDLED = "UPDATE inbox SET handled_at = ? WHERE update_id = ? AND handled_at I
 _SWEEP = "DELETE FROM inbox WHERE handled_at < ?"
 
 
+async def _nothing() -> list[Any]:
+    return []
+
+
 class SqliteInbox(SqliteAccess, UpdateInbox):
     async def keep_updates(self, updates: Sequence[RawUpdate], now: float) -> list[KeptUpdate]:
-        if not updates:
-            return []
         sql = _KEEP.format(rows=", ".join(["(?, ?, ?, ?)"] * len(updates)))
         params = [v for u in updates for v in (u.update_id, u.lane, u.body, now)]
-        rows = await self._write(lambda db: fetch_all(db, sql, params))
+        rows = await self._write(lambda db: fetch_all(db, sql, params) if updates else _nothing())
         new = {row[0] for row in rows}
         kept = []
         for update in updates:  # the first of several with one id is the one kept

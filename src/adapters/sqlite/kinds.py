@@ -42,7 +42,8 @@ class Kind(Protocol):
 
 
 def sent(statement: Awaitable[T]) -> asyncio.Future[T]:
-    """Hand a statement to the connection's thread now, without waiting for its result."""
+    """Hand a statement to the connection's thread without waiting for its result: statements
+    reach the thread in the order they were sent (at the loop's next turn)."""
     return asyncio.ensure_future(statement)
 
 
