@@ -1,6 +1,15 @@
-"""End-to-end queue throughput: vidrelay's SQLite store + Engine against huey and persist-queue.
+"""End-to-end queue throughput: vidrelay's SQLite store + Engine against huey and persist-queue,
+on a fast disk and on a slow one.
 
-    python bench/queue_throughput.py [--jobs 20000] [--producers 32] [--rounds 3] [--quick]
+    python bench/queue_throughput.py [--jobs 20000] [--slow-jobs 5000] [--sync-delay 1.0]
+                                     [--producers 32] [--rounds 3] [--dir PATH] [--quick]
+
+Two disks, one run: the fast disk is the folder the files are in (`--dir`, by default the
+system's temporary folder) as it is; the slow disk is the same folder with every fsync and
+fdatasync made `--sync-delay` milliseconds longer, in every system's process alike (slow_disk.py:
+a library preloaded into each child). The set-up line gives both disks' flushes per second, as a
+4 KiB write + fdatasync loop measures them. The slow disk runs `--slow-jobs` jobs per
+measurement, since its flushes, not the systems, take most of the time.
 
 Every system does the same work on a file in the same folder (same disk):
 - N jobs with a no-op handler, enqueued one call per job by P producers running at the same
@@ -15,10 +24,12 @@ Every system does the same work on a file in the same folder (same disk):
 
 huey and persist-queue run at their defaults, which leave SQLite at WAL with synchronous=FULL
 (each commit fsynced); vidrelay runs at its default (synchronous=FULL), and once more at NORMAL
-to show what the other setting would buy. Each measurement runs in a fresh child process; the
-rounds interleave the systems so that a noisy disk hurts them alike; the median is reported.
-The figures line: `queue_throughput: ratio_vs_huey=X.XX ratio_vs_persist_queue=X.XX
-vidrelay_jobs_s=N ...`.
+on the fast disk to show what the other setting would buy. Each measurement runs in a fresh child
+process; the rounds interleave the systems and the disks so that a noisy machine hurts them
+alike; the median is reported. The figures line: `queue_throughput: ratio_vs_huey=X.XX
+ratio_vs_huey_fast=X.XX ratio_vs_huey_slow=X.XX ratio_vs_persist_queue=X.XX vidrelay_jobs_s=N
+...`, where ratio_vs_huey (and ratio_vs_persist_queue) is the lower of the two disks' ratios and
+the plain `_jobs_s` figures are the fast disk's.
 
 Why synchronous=FULL is vidrelay's default: the promise is that an accepted link is never lost,
 and the bot acknowledges a link as soon as its enqueue returns. In WAL mode, NORMAL fsyncs only
@@ -47,16 +58,28 @@ import time
 from pathlib import Path
 
 import harness
+import slow_disk
 
 SYSTEMS = ("vidrelay", "vidrelay-other-durability", "huey", "persist-queue")
+PEERS = {"huey": "huey", "persist-queue": "persist_queue"}
 bench = harness.Bench("queue_throughput", __doc__)
-bench.size("--jobs", 20_000, quick=200, help="no-op jobs per measurement")
+bench.size("--jobs", 20_000, quick=200, help="no-op jobs per measurement on the fast disk")
+bench.size("--slow-jobs", 5_000, quick=100, help="no-op jobs per measurement on the slow disk")
 bench.size("--rounds", 3, quick=1, help="interleaved rounds")
 bench.parser.add_argument(
     "--producers", type=int, default=32, help="concurrent producers (coroutines/threads)"
 )
 bench.parser.add_argument("--concurrency", type=int, default=3, help="consumers")
-bench.parser.add_argument("--dir", type=Path, default=None, help="folder for the database files (one disk)")
+bench.parser.add_argument(
+    "--dir", type=Path, default=None, help="folder for the database files: the fast disk (default: temp)"
+)
+bench.parser.add_argument(
+    "--sync-delay",
+    type=float,
+    default=1.0,
+    metavar="MS",
+    help="the slow disk: milliseconds added to every fsync/fdatasync (0: measure the fast disk only)",
+)
 bench.parser.add_argument("--skip-other-durability", action="store_true")
 bench.parser.add_argument("--only", choices=SYSTEMS, help=argparse.SUPPRESS)
 
@@ -77,56 +100,86 @@ def run_parent(args: argparse.Namespace) -> None:
     from adapters.sqlite import DEFAULT_SYNCHRONOUS
 
     systems = [s for s in SYSTEMS if not (args.skip_other_durability and s == "vidrelay-other-durability")]
-    bench.setup(
-        libraries=("huey", "persist-queue"),
-        sqlite=sqlite3.sqlite_version,
-        producers=args.producers,
-        consumers=args.concurrency,
-    )
-    results: dict[str, list[dict[str, object]]] = {s: [] for s in systems}
     with tempfile.TemporaryDirectory(prefix="vidrelay-bench-", dir=args.dir) as folder:
+        disks = {"fast": slow_disk.environment(None, 0.0)}
+        if args.sync_delay > 0:
+            disks["slow"] = slow_disk.environment(slow_disk.build(Path(folder)), args.sync_delay)
+        flushes = {
+            f"{disk}_disk_flushes_s": slow_disk.flushes_per_second(Path(folder), env)
+            for disk, env in disks.items()
+        }
+        bench.setup(
+            libraries=("huey", "persist-queue"),
+            sqlite=sqlite3.sqlite_version,
+            producers=args.producers,
+            consumers=args.concurrency,
+            sync_delay_ms=args.sync_delay,
+            **{name: round(rate) for name, rate in flushes.items()},
+        )
         print(f"# files in {folder}")
-        for round_number in range(args.rounds):
-            for system in systems:
-                result = run_in_child(system, args, Path(folder) / f"{system}-{round_number}")
-                results[system].append(result)
-                print(
-                    f"#   round {round_number + 1}: {system} {result['jobs_per_second']:.0f} jobs/s",
-                    flush=True,
-                )
+        results = measure(args, Path(folder), disks, systems)
     medians = {
-        s: statistics.median(float(str(r["jobs_per_second"])) for r in rs) for s, rs in results.items()
+        key: statistics.median(float(str(r["jobs_per_second"])) for r in rs) for key, rs in results.items()
     }
-    for system in systems:
-        print(f"{results[system][0]['label']}: {medians[system]:.0f} jobs/s")
+    for (disk, system), runs in results.items():
+        print(f"{disk} disk: {runs[0]['label']}: {medians[disk, system]:.0f} jobs/s")
     other = "NORMAL" if DEFAULT_SYNCHRONOUS == "FULL" else "FULL"
     durability = {}
-    if "vidrelay-other-durability" in medians:
-        change = medians["vidrelay-other-durability"] / medians["vidrelay"]
+    if ("fast", "vidrelay-other-durability") in medians:
+        change = medians["fast", "vidrelay-other-durability"] / medians["fast", "vidrelay"]
         print(f"# synchronous={other} instead of {DEFAULT_SYNCHRONOUS}: x{change:.2f} throughput")
         durability[f"{other.lower()}_vs_{DEFAULT_SYNCHRONOUS.lower()}"] = change
-    bench.figures(
-        ratio_vs_huey=medians["vidrelay"] / medians["huey"],
-        ratio_vs_persist_queue=medians["vidrelay"] / medians["persist-queue"],
-        vidrelay_jobs_s=medians["vidrelay"],
-        huey_jobs_s=medians["huey"],
-        persist_queue_jobs_s=medians["persist-queue"],
-        **durability,
-    )
+    bench.figures(**ratios(medians, list(disks)), **durability)
 
 
-def run_in_child(system: str, args: argparse.Namespace, folder: Path) -> dict[str, object]:
+def measure(
+    args: argparse.Namespace, folder: Path, disks: dict[str, dict[str, str]], systems: list[str]
+) -> dict[tuple[str, str], list[dict[str, object]]]:
+    """Every system on every disk, once per round, each in a child of its own."""
+    results: dict[tuple[str, str], list[dict[str, object]]] = {}
+    for round_number in range(args.rounds):
+        for disk, env in disks.items():
+            jobs = args.jobs if disk == "fast" else args.slow_jobs
+            for system in systems:
+                if disk != "fast" and system == "vidrelay-other-durability":
+                    continue
+                result = run_in_child(system, args, jobs, env, folder / f"{system}-{disk}-{round_number}")
+                results.setdefault((disk, system), []).append(result)
+                speed = float(str(result["jobs_per_second"]))
+                print(f"#   round {round_number + 1}, {disk} disk: {system} {speed:.0f} jobs/s", flush=True)
+    return results
+
+
+def ratios(medians: dict[tuple[str, str], float], disks: list[str]) -> dict[str, float]:
+    """The figures: vidrelay against each peer on each disk, the lower ratio of the two disks, and
+    the systems' jobs per second (the fast disk's unmarked)."""
+    figures: dict[str, float] = {}
+    for peer, name in PEERS.items():
+        each = {disk: medians[disk, "vidrelay"] / medians[disk, peer] for disk in disks}
+        figures[f"ratio_vs_{name}"] = min(each.values())
+        if name == "huey":
+            figures.update({f"ratio_vs_huey_{disk}": ratio for disk, ratio in each.items()})
+    for disk in disks:
+        mark = "" if disk == "fast" else f"_{disk}"
+        for system, name in {"vidrelay": "vidrelay", **PEERS}.items():
+            figures[f"{name}{mark}_jobs_s"] = medians[disk, system]
+    return figures
+
+
+def run_in_child(
+    system: str, args: argparse.Namespace, jobs: int, env: dict[str, str], folder: Path
+) -> dict[str, object]:
     folder.mkdir()
     argv = [sys.executable, __file__, "--only", system, "--dir", str(folder)]
     argv += [
         "--jobs",
-        str(args.jobs),
+        str(jobs),
         "--producers",
         str(args.producers),
         "--concurrency",
         str(args.concurrency),
     ]
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
     result: dict[str, object] = json.loads(harness.child_result(done, system).strip().splitlines()[-1])
     return result
 

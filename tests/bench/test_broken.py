@@ -1,7 +1,8 @@
 """A bench that breaks fails the test command and says which bench and why (issue 26).
 
-Each test plants an error in a temporary copy of a real bench (beside a copy of the harness), so
-what is proved is the detection of the real thing, not of a toy.
+Each test plants an error in a temporary copy of a real bench (beside copies of the harness and
+the other modules benches share), so what is proved is the detection of the real thing, not of a
+toy.
 """
 
 from __future__ import annotations
@@ -14,16 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.bench.quick import QUICK_TIMEOUT_SECONDS, REPO, run_quick
+from tests.bench.quick import QUICK_TIMEOUT_SECONDS, REPO, benches, run_quick
 
 pytestmark = [pytest.mark.bench, pytest.mark.slow]
 
 
 def planted(tmp_path: Path, bench: str, old: str, new: str) -> Path:
-    """bench/`bench` copied into a folder of its own with `old` replaced by `new`."""
+    """bench/`bench` copied into a folder of its own (beside the modules the benches share) with
+    `old` replaced by `new`."""
     folder = tmp_path / "bench"
     folder.mkdir()
-    shutil.copy(REPO / "bench" / "harness.py", folder)
+    for shared in set((REPO / "bench").glob("*.py")) - set(benches(REPO / "bench")):
+        shutil.copy(shared, folder)
     text = (REPO / "bench" / bench).read_text()
     assert old in text, f"the error cannot be planted: {old!r} is not in bench/{bench}"
     (folder / bench).write_text(text.replace(old, new))

@@ -25,13 +25,18 @@ def other_connection(path: Path, sql: str, parameters: tuple[object, ...] | list
 
 
 class RecordingConnection(sqlite3.Connection):
-    """Remembers the statements the store ran: per-connection PRAGMAs are visible nowhere else."""
+    """Remembers the statements the store ran: per-connection PRAGMAs are visible nowhere else,
+    and each one is a call on the store's connection (a hop to its thread)."""
 
     statements: ClassVar[list[str]] = []
 
     def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
         RecordingConnection.statements.append(sql)
         return super().execute(sql, *args)
+
+    def executemany(self, sql: str, *args: Any) -> sqlite3.Cursor:  # type: ignore[override]
+        RecordingConnection.statements.append(sql)
+        return super().executemany(sql, *args)
 
 
 async def names(store: SqliteStore) -> list[str]:

@@ -1,4 +1,4 @@
-"""The embedded default store: one SQLite file (WAL, group commit on a connection thread of its own)."""
+"""The embedded default store: one SQLite file (WAL, set-oriented group commits on aiosqlite)."""
 
 from adapters.sqlite.store import DEFAULT_SYNCHRONOUS, SqliteStore
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 from adapters.sql.info_rows import dump_entries, load_entries
 from adapters.sql.json_text import CorruptEntry, dump_json, load_urls
+from adapters.sqlite.connection import Db, changes, fetch_one
 from adapters.sqlite.port_base import SqliteAccess
 from ports.caches import HandledUrls, InfoCache
 from ports.media import VideoInfo
@@ -45,15 +45,15 @@ _EVICT_INFO = """
 
 class SqliteInfoCache(SqliteAccess, InfoCache):
     async def cached_info(self, url: str, fresh_after: float) -> list[VideoInfo] | None:
-        def work(c: sqlite3.Connection) -> list[VideoInfo] | None:
-            row = c.execute(_CACHED_INFO, (url,)).fetchone()
+        async def work(db: Db) -> list[VideoInfo] | None:
+            row = await fetch_one(db, _CACHED_INFO, (url,))
             if row is None or row[2] < fresh_after:
                 return None
             try:
                 load_urls(row[1])
                 return load_entries(row[0])
             except CorruptEntry:
-                c.execute("DELETE FROM video_info WHERE url = ?", (url,))
+                await db.execute("DELETE FROM video_info WHERE url = ?", (url,))
                 return None
 
         return await self._write(work)
@@ -62,26 +62,25 @@ class SqliteInfoCache(SqliteAccess, InfoCache):
         canonical = sorted({e.webpage_url for e in entries if e.webpage_url})
         stored, aliases = dump_entries(entries), dump_json(canonical)
         rows = [(url, stored, aliases, now) for url in sorted({*urls, *canonical})]
-        await self._write(lambda c: c.executemany(_CACHE_INFO, rows))
+        await self._write(lambda db: db.executemany(_CACHE_INFO, rows))
 
     async def evict_info(self, url: str) -> None:
-        await self._write(lambda c: c.execute(_EVICT_INFO, {"url": url}))
+        await self._write(lambda db: changes(db, _EVICT_INFO, {"url": url}))
 
     async def sweep_info(self, created_before: float) -> int:
-        return await self._write(lambda c: c.execute(_SWEEP_INFO, (created_before,)).rowcount)
+        return await self._write(lambda db: changes(db, _SWEEP_INFO, (created_before,)))
 
 
 class SqliteHandledUrls(SqliteAccess, HandledUrls):
     async def remember_message(self, chat_id: int, message_id: int, now: float) -> None:
-        await self._write(lambda c: c.execute(_REMEMBER_MESSAGE, (chat_id, message_id, now)))
+        await self._write(lambda db: changes(db, _REMEMBER_MESSAGE, (chat_id, message_id, now)))
 
     async def knows_message(self, chat_id: int, message_id: int) -> bool:
-        return await self._read(
-            lambda c: c.execute(_KNOWS_MESSAGE, (chat_id, message_id)).fetchone() is not None
-        )
+        row = await self._read(lambda db: fetch_one(db, _KNOWS_MESSAGE, (chat_id, message_id)))
+        return row is not None
 
     async def forget_handled(self, chat_id: int, message_id: int, url: str) -> None:
-        await self._write(lambda c: c.execute(_FORGET_HANDLED, (chat_id, message_id, url)))
+        await self._write(lambda db: changes(db, _FORGET_HANDLED, (chat_id, message_id, url)))
 
     async def sweep_handled(self, created_before: float) -> int:
-        return await self._write(lambda c: c.execute(_SWEEP_HANDLED, (created_before,)).rowcount)
+        return await self._write(lambda db: changes(db, _SWEEP_HANDLED, (created_before,)))

@@ -3,11 +3,11 @@ deleted with its job (a foreign key)."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 from adapters.sql.job_rows import JOB_COLUMNS, job_from_row
 from adapters.sql.json_text import dump_json
+from adapters.sqlite.connection import Db, fetch_all, fetch_one
 from adapters.sqlite.port_base import SqliteAccess
 from ports.cancels import Cancelled, JobCancels
 from ports.jobs import Job, Lease
@@ -26,17 +26,18 @@ _ASKED = """
 
 class SqliteJobCancels(SqliteAccess, JobCancels):
     async def jobs_of(self, requester: int) -> list[Job]:
-        return await self._read(lambda c: [job_from_row(row) for row in c.execute(_JOBS_OF, (requester,))])
+        rows = await self._read(lambda db: fetch_all(db, _JOBS_OF, (requester,)))
+        return [job_from_row(row) for row in rows]
 
     async def cancel_job(self, job_id: int) -> Cancelled | None:
-        def work(c: sqlite3.Connection) -> Cancelled | None:
-            deleted = c.execute(_DELETE_FREE, (job_id,)).fetchall()
-            if deleted:
-                return Cancelled(job_from_row(deleted[0]), running=False)
-            held = c.execute(_HELD, (job_id,)).fetchone()
+        async def work(db: Db) -> Cancelled | None:
+            deleted = await fetch_one(db, _DELETE_FREE, (job_id,))
+            if deleted is not None:
+                return Cancelled(job_from_row(deleted), running=False)
+            held = await fetch_one(db, _HELD, (job_id,))
             if held is None:
                 return None
-            c.execute(_MARK, (job_id,))
+            await db.execute(_MARK, (job_id,))
             return Cancelled(job_from_row(held), running=True)
 
         return await self._write(work)
@@ -46,8 +47,6 @@ class SqliteJobCancels(SqliteAccess, JobCancels):
             return []
         wanted = dump_json([[lease.job_id, lease.token] for lease in leases])
 
-        def work(c: sqlite3.Connection) -> list[Lease]:
-            asked = {Lease(i, t) for i, t in c.execute(_ASKED, (wanted,))}
-            return [lease for lease in leases if lease in asked]
-
-        return await self._read(work)
+        rows = await self._read(lambda db: fetch_all(db, _ASKED, (wanted,)))
+        asked = {Lease(i, t) for i, t in rows}
+        return [lease for lease in leases if lease in asked]

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
+from adapters.sqlite.connection import Db, changes, fetch_one
+from adapters.sqlite.kinds import ALONE
 from adapters.sqlite.writer import GroupCommitWriter
 from ports.chat_settings import ChatSettings, ChatSettingsStore
 
@@ -36,11 +37,8 @@ class SqliteChatSettings(ChatSettingsStore):
     """The store's one writer: every statement of every port goes through it."""
 
     async def chat_settings(self, chat_id: int) -> ChatSettings | None:
-        def work(c: sqlite3.Connection) -> ChatSettings | None:
-            row = c.execute(_READ, (chat_id,)).fetchone()
-            return _settings_from_row(row) if row is not None else None
-
-        return await self._writer.submit(work, writes=False)
+        row = await self._writer.submit(ALONE, lambda db: fetch_one(db, _READ, (chat_id,)), writes=False)
+        return _settings_from_row(row) if row is not None else None
 
     async def save_chat_settings(self, chat_id: int, settings: ChatSettings, now: float) -> None:
         values = (
@@ -53,15 +51,16 @@ class SqliteChatSettings(ChatSettingsStore):
             int(settings.as_file),
             now,
         )
-        await self._writer.submit(lambda c: c.execute(_SAVE, values))
+        await self._writer.submit(ALONE, lambda db: changes(db, _SAVE, values))
 
     async def move_chat_settings(self, from_chat_id: int, to_chat_id: int) -> bool:
-        def work(c: sqlite3.Connection) -> bool:
-            moved = c.execute(_MOVE, (to_chat_id, from_chat_id)).rowcount > 0
-            c.execute(_DROP, (from_chat_id,))
+        async def work(db: Db) -> bool:
+            moved = await changes(db, _MOVE, (to_chat_id, from_chat_id)) > 0
+            await db.execute(_DROP, (from_chat_id,))
             return moved
 
-        return await self._writer.submit(work)
+        moved: bool = await self._writer.submit(ALONE, work)
+        return moved
 
 
 def _settings_from_row(row: tuple[Any, ...]) -> ChatSettings:

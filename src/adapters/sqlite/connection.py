@@ -1,9 +1,9 @@
-"""The store's one sqlite3 connection, on a thread of its own.
+"""The store's one connection: aiosqlite's, whose thread runs every statement.
 
-A transaction of many statements must run as one uninterrupted call on the connection's thread.
-aiosqlite offers only statement-sized calls publicly (one thread hop each, measured at about half
-the throughput of one hop per group commit), so the store runs the stdlib driver on a
-one-thread executor instead: one hop per transaction, and no private attribute of anybody.
+Each call on an aiosqlite connection is one hop to its thread and back, so the store never spends
+a call per job: a group commit runs one statement per kind of operation for all of its jobs
+(kinds.py). The first open checks and migrates the file on a stdlib connection of its own, on a
+thread that ends with it (opening.py); that connection is closed before this one opens.
 """
 
 from __future__ import annotations
@@ -12,18 +12,23 @@ import asyncio
 import contextlib
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, TypeVar
+from typing import Any, Final, TypeVar
+
+import aiosqlite
 
 T = TypeVar("T")
-Work = Callable[[sqlite3.Connection], T]
+Db = aiosqlite.Connection
+Work = Callable[[Db], Awaitable[T]]
+"""An operation that runs alone: a function of the connection."""
+Parameters = Sequence[Any] | Mapping[str, Any]
 
 SYNCHRONOUS_LEVELS: Final = ("OFF", "NORMAL", "FULL", "EXTRA")
-_BUSY_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
-_RETRY_PAUSE_SECONDS: Final = 0.01
+BUSY_CODES: Final = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+RETRY_PAUSE_SECONDS: Final = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,111 +43,113 @@ class FileSettings:
 
 
 class SqliteConnection:
-    """Runs work on the connection's thread; reopens the connection after being told to forget it."""
+    """The connection, opened at start; reopened after being told to forget it."""
 
     def __init__(self, settings: FileSettings) -> None:
         self.settings = settings
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vidrelay-sqlite")
-        self._connection: sqlite3.Connection | None = None
+        self._db: Db | None = None
 
-    async def start(self, first_open: Callable[[], sqlite3.Connection]) -> None:
-        """Open the connection with `first_open` (checks and migrations), on the thread."""
-        loop = asyncio.get_running_loop()
+    async def start(self, first_open: Callable[[], None]) -> None:
+        """Run `first_open` (checks and migrations, blocking) on a thread of its own, then connect."""
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vidrelay-sqlite-open")
         try:
-            self._connection = await loop.run_in_executor(self._executor, first_open)
-        except BaseException:
-            await self._join()
-            raise
+            await asyncio.get_running_loop().run_in_executor(executor, first_open)
+        finally:
+            await asyncio.to_thread(executor.shutdown, wait=True)
+        self._db = await connect(self.settings)
 
-    async def run(self, work: Work[T]) -> T:
-        """`work(connection)` on the connection's thread, opening the connection first if needed."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._call, work)
-
-    def _call(self, work: Work[T]) -> T:
-        if self._connection is None:
-            self._connection = connect(self.settings)
-        return work(self._connection)
+    async def db(self) -> Db:
+        """The connection, opening it first if it was forgotten."""
+        if self._db is None:
+            self._db = await connect(self.settings)
+        return self._db
 
     async def forget(self) -> None:
-        """Close the connection (rolling back whatever it was in); the next work opens a new one."""
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
+        """Close the connection (rolling back whatever it was in); the next use opens a new one."""
+        db, self._db = self._db, None
+        if db is not None:
+            with contextlib.suppress(Exception):
+                await db.close()
 
     async def close(self) -> None:
-        try:
-            await self.forget()
-        finally:
-            await self._join()
-
-    async def _join(self) -> None:
-        await asyncio.to_thread(self._executor.shutdown, wait=True)
+        await self.forget()
 
     def stop(self) -> None:
-        """Let the thread end once it is idle (also when the event loop goes away without close)."""
-        self._executor.shutdown(wait=False)
-
-    def _close(self) -> None:
-        connection, self._connection = self._connection, None
-        if connection is not None:
-            with contextlib.suppress(sqlite3.Error):
-                connection.close()
+        """Let the connection's thread end (the event loop goes away without close)."""
+        db, self._db = self._db, None
+        if db is not None:
+            db.stop()
 
 
-def connect(settings: FileSettings) -> sqlite3.Connection:
-    """Reopen a file already known to be ours, with the store's PRAGMAs."""
-    connection = open_file(settings)
-    try:
-        prepare(connection, settings)
-    except BaseException:
-        connection.close()
-        raise
-    return connection
-
-
-def open_file(settings: FileSettings) -> sqlite3.Connection:
-    """Connect in autocommit mode (the writer issues BEGIN/COMMIT itself); nothing is written yet."""
-    connection = sqlite3.connect(
+async def connect(settings: FileSettings) -> Db:
+    """Open a file already known to be ours (checked and migrated), with the store's PRAGMAs."""
+    db = await aiosqlite.connect(
         settings.path,
         timeout=settings.busy_timeout_seconds,
-        isolation_level=None,
+        # The writer issues BEGIN and COMMIT itself. Besides, the driver begins a transaction
+        # before any INSERT, UPDATE or DELETE that finds none open, so that a write never commits
+        # on its own, even one sent on after a failure that ended the transaction (transaction.py).
+        isolation_level="IMMEDIATE",
         factory=settings.connection_class,
     )
-    # The value is a float the caller validated (PRAGMA takes no bound parameters).
-    connection.execute(f"PRAGMA busy_timeout = {int(settings.busy_timeout_seconds * 1000):d}")
-    return connection
+    try:
+        # The values are ones the caller validated (PRAGMA takes no bound parameters).
+        await db.execute(f"PRAGMA busy_timeout = {int(settings.busy_timeout_seconds * 1000):d}")
+        deadline = time.monotonic() + settings.busy_timeout_seconds
+        await while_busy(deadline, lambda: _switch_to_wal(db))
+        await db.execute(f"PRAGMA synchronous = {settings.synchronous}")
+        await db.execute("PRAGMA foreign_keys = ON")
+    except BaseException:
+        await db.close()
+        raise
+    return db
 
 
-def prepare(connection: sqlite3.Connection, settings: FileSettings) -> None:
-    """WAL, the durability level and foreign keys: the first writes to a new file."""
-    deadline = time.monotonic() + settings.busy_timeout_seconds
-    while_busy(deadline, lambda: _switch_to_wal(connection))
-    connection.execute(f"PRAGMA synchronous = {settings.synchronous}")
-    connection.execute("PRAGMA foreign_keys = ON")
+async def _switch_to_wal(db: Db) -> None:
+    rows = list(await db.execute_fetchall("PRAGMA journal_mode = WAL"))
+    refuse_other_mode(str(rows[0][0]))
 
 
-def _switch_to_wal(connection: sqlite3.Connection) -> None:
-    mode = str(connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
-    if mode != "wal":
+def refuse_other_mode(mode: str) -> None:
+    if mode.lower() != "wal":
         # SQLite keeps the old mode when it cannot take the lock the switch needs: busy, not broken.
         error = sqlite3.OperationalError(f"cannot switch to WAL yet (journal_mode is {mode})")
         error.sqlite_errorcode = sqlite3.SQLITE_BUSY
         raise error
 
 
-def while_busy(deadline: float, step: Callable[[], T]) -> T:
+def busy(error: sqlite3.OperationalError) -> bool:
+    return getattr(error, "sqlite_errorcode", 0) & 0xFF in BUSY_CODES
+
+
+async def while_busy(deadline: float, step: Callable[[], Awaitable[T]]) -> T:
     """Run `step` again while SQLite answers BUSY/LOCKED, until `deadline` (time.monotonic).
 
-    Switching a brand-new file to WAL needs an exclusive lock, and SQLite returns SQLITE_BUSY at
-    once there instead of calling the busy handler: a second process opening the file at the
-    same moment would fail without this.
+    Switching a file to WAL needs an exclusive lock, and SQLite returns SQLITE_BUSY at once there
+    instead of calling the busy handler: another process opening the file at the same moment
+    would fail without this.
     """
     while True:
         try:
-            return step()
+            return await step()
         except sqlite3.OperationalError as error:
-            if (
-                getattr(error, "sqlite_errorcode", 0) & 0xFF not in _BUSY_CODES
-                or time.monotonic() >= deadline
-            ):
+            if not busy(error) or time.monotonic() >= deadline:
                 raise
-        time.sleep(_RETRY_PAUSE_SECONDS)
+        await asyncio.sleep(RETRY_PAUSE_SECONDS)
+
+
+async def fetch_all(db: Db, sql: str, params: Parameters = ()) -> list[Any]:
+    """Every row of one statement, in one call on the connection."""
+    return list(await db.execute_fetchall(sql, params))
+
+
+async def fetch_one(db: Db, sql: str, params: Parameters = ()) -> Any:
+    """The first row of one statement (None: no row), in one call on the connection."""
+    rows = await fetch_all(db, sql, params)
+    return rows[0] if rows else None
+
+
+async def changes(db: Db, sql: str, params: Parameters = ()) -> int:
+    """How many rows one statement changed, in one call on the connection."""
+    cursor = await db.execute(sql, params)
+    return cursor.rowcount

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sqlite3
 from collections.abc import Awaitable, Callable
 from typing import Final
 
+from adapters.sqlite.connection import Db, fetch_one
 from ports.clock import Clock
 from ports.errors import StoreError
 
@@ -22,11 +22,12 @@ log = logging.getLogger("vidrelay.sqlite")
 
 POLL_SECONDS: Final = 0.5
 """A job requeued from the command line is claimed within about this long."""
-Read = Callable[[Callable[[sqlite3.Connection], int]], Awaitable[int]]
+Read = Callable[[Callable[[Db], Awaitable[int]]], Awaitable[int]]
 
 
-def data_version(connection: sqlite3.Connection) -> int:
-    return int(connection.execute("PRAGMA data_version").fetchone()[0])
+async def data_version(db: Db) -> int:
+    (version,) = await fetch_one(db, "PRAGMA data_version")
+    return int(version)
 
 
 class ForeignCommits:

@@ -1,5 +1,8 @@
 """The first open of a store's file: refuse what is not ours before writing a byte, then migrate.
 
+This runs on a stdlib connection of its own, on a thread of its own, and closes it: blocking
+work, once per process, off the store's hot path (the store's own connection is aiosqlite's).
+
 A file that is not an SQLite database, another program's database, one written by a newer
 vidrelay, or one whose pages are damaged is refused with StoreRefused and left exactly as it
 was: the header is read before SQLite sees the file, and the schema and PRAGMA quick_check
@@ -15,28 +18,30 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
-from adapters.sqlite.connection import FileSettings, open_file, prepare, while_busy
+from adapters.sqlite.connection import RETRY_PAUSE_SECONDS, FileSettings, busy, refuse_other_mode
 from adapters.sqlite.schema import Migration, SchemaTooNew, migrate
 from ports.errors import StoreRefused
 
+T = TypeVar("T")
 log = logging.getLogger("vidrelay.sqlite")
 
 SQLITE_HEADER: Final = b"SQLite format 3\x00"
 _CHECK_STEPS: Final = 10_000
 """Virtual machine steps between two looks at the check's deadline."""
 _NOT_OURS: Final = frozenset({sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT})
+_WAL: Final = "PRAGMA journal_mode = WAL"
 _VERSION_AND_TABLES: Final = """
     SELECT (SELECT user_version FROM pragma_user_version),
         (SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%')
 """
 
 
-def open_checked(settings: FileSettings, migrations: Sequence[Migration]) -> sqlite3.Connection:
-    """A prepared, migrated connection to `settings.path`; StoreRefused if the file is not ours."""
+def check_and_migrate(settings: FileSettings, migrations: Sequence[Migration]) -> None:
+    """Make `settings.path` a WAL file at the schema of `migrations`; StoreRefused if it is not ours."""
     _refuse_foreign_bytes(settings)
     _owner_only(settings.path)
     connection = open_file(settings)
@@ -47,12 +52,42 @@ def open_checked(settings: FileSettings, migrations: Sequence[Migration]) -> sql
         prepare(connection, settings)
         migrate(connection, migrations)
     except SchemaTooNew as error:
-        connection.close()
         raise StoreRefused(f"{settings.path}: {error}") from None
-    except BaseException:
+    finally:
         connection.close()
-        raise
+
+
+def open_file(settings: FileSettings) -> sqlite3.Connection:
+    """Connect in autocommit mode (migrate issues BEGIN/COMMIT itself); nothing is written yet."""
+    connection = sqlite3.connect(
+        settings.path,
+        timeout=settings.busy_timeout_seconds,
+        isolation_level=None,
+        factory=settings.connection_class,
+    )
+    # The value is a float the caller validated (PRAGMA takes no bound parameters).
+    connection.execute(f"PRAGMA busy_timeout = {int(settings.busy_timeout_seconds * 1000):d}")
     return connection
+
+
+def prepare(connection: sqlite3.Connection, settings: FileSettings) -> None:
+    """WAL, the durability level and foreign keys: the first writes to a new file."""
+    deadline = time.monotonic() + settings.busy_timeout_seconds
+    while_busy(deadline, lambda: refuse_other_mode(str(connection.execute(_WAL).fetchone()[0])))
+    connection.execute(f"PRAGMA synchronous = {settings.synchronous}")
+    connection.execute("PRAGMA foreign_keys = ON")
+
+
+def while_busy(deadline: float, step: Callable[[], T]) -> T:
+    """Run `step` again while SQLite answers BUSY/LOCKED, until `deadline` (time.monotonic): a
+    second process opening the same new file at the same moment must wait, not fail."""
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as error:
+            if not busy(error) or time.monotonic() >= deadline:
+                raise
+        time.sleep(RETRY_PAUSE_SECONDS)
 
 
 def _refuse_foreign_bytes(settings: FileSettings) -> None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from adapters.sql.record_rows import pending_from_row, pending_params
-from adapters.sqlite.jobs import insert_job
+from adapters.sqlite.connection import Db, changes, fetch_all, fetch_one
+from adapters.sqlite.enqueues import Enqueue, insert_job
 from adapters.sqlite.port_base import SqliteAccess
 from ports.jobs import NewJob
 from ports.pending import CancelOutcome, PendingRequest, PendingStore
@@ -35,44 +34,39 @@ _PINNED = "SELECT DISTINCT blob_key FROM pending WHERE blob_key IS NOT NULL AND 
 class SqlitePending(SqliteAccess, PendingStore):
     async def park(self, request: PendingRequest) -> None:
         params = pending_params(request)
-        await self._write(lambda c: c.execute(_PARK, params))
+        await self._write(lambda db: changes(db, _PARK, params))
 
     async def pending(self, pending_id: str) -> PendingRequest | None:
-        def work(c: sqlite3.Connection) -> PendingRequest | None:
-            row = c.execute(_PENDING, (pending_id,)).fetchone()
-            return None if row is None else pending_from_row(row)
-
-        return await self._read(work)
+        row = await self._read(lambda db: fetch_one(db, _PENDING, (pending_id,)))
+        return None if row is None else pending_from_row(row)
 
     async def adopt(self, pending_id: str, now: float) -> int | None:
-        def work(c: sqlite3.Connection) -> int | None:
-            taken = c.execute(_ADOPT, (pending_id,)).fetchall()
-            if not taken:
+        async def work(db: Db) -> int | None:
+            taken = await fetch_one(db, _ADOPT, (pending_id,))
+            if taken is None:
                 return None
-            name, payload, max_attempts, available_at, key, owner, chat = taken[0]
+            name, payload, max_attempts, available_at, key, owner, chat = taken
             job = NewJob(name, {}, max_attempts, available_at, key, owner, requester=chat)
-            return insert_job(c, job, payload, now, fair=self._fair)
+            return await insert_job(db, Enqueue(job, payload, now, None, self._fair))
 
         return await self._write(work)
 
     async def cancel(self, pending_id: str, user_id: int) -> CancelOutcome:
-        def work(c: sqlite3.Connection) -> CancelOutcome:
-            row = c.execute("SELECT user_id FROM pending WHERE id = ?", (pending_id,)).fetchone()
+        async def work(db: Db) -> CancelOutcome:
+            row = await fetch_one(db, "SELECT user_id FROM pending WHERE id = ?", (pending_id,))
             if row is None:
                 return CancelOutcome.GONE
             if row[0] != user_id:
                 return CancelOutcome.NOT_REQUESTER
-            c.execute("DELETE FROM pending WHERE id = ?", (pending_id,))
+            await db.execute("DELETE FROM pending WHERE id = ?", (pending_id,))
             return CancelOutcome.CANCELLED
 
         return await self._write(work)
 
     async def expire(self, created_before: float) -> list[PendingRequest]:
-        def work(c: sqlite3.Connection) -> list[PendingRequest]:
-            expired = [pending_from_row(row) for row in c.execute(_EXPIRE, (created_before,))]
-            return sorted(expired, key=lambda r: (r.created_at, r.id))
-
-        return await self._write(work)
+        rows = await self._write(lambda db: fetch_all(db, _EXPIRE, (created_before,)))
+        return sorted((pending_from_row(row) for row in rows), key=lambda r: (r.created_at, r.id))
 
     async def pinned_keys(self) -> set[str]:
-        return await self._read(lambda c: {row[0] for row in c.execute(_PINNED)})
+        rows = await self._read(lambda db: fetch_all(db, _PINNED))
+        return {row[0] for row in rows}

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 
 from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
 from adapters.sql.job_stats import stats_from_rows, stats_sql
 from adapters.sql.json_text import dump_json
-from adapters.sqlite.jobs import insert_job
+from adapters.sqlite.connection import Db, changes, fetch_all, fetch_one
+from adapters.sqlite.enqueues import Enqueue, insert_job
 from adapters.sqlite.port_base import SqliteAccess
 from adapters.sqlite.store_clock import STORE_NOW
 from ports.jobs import FailedJob, Job, NewJob, QueueCounts, QueueStats
@@ -22,6 +22,9 @@ _LIST_FAILED = f"""
     SELECT {FAILED_JOB_COLUMNS}
     FROM failed_jobs ORDER BY id LIMIT ?
 """  # noqa: S608 - a constant column list
+_COUNTS = """
+    SELECT count(*), count(claimed_by), (SELECT count(*) FROM failed_jobs) FROM jobs
+"""
 _STATS = stats_sql("?1", STORE_NOW)
 # A range of the claim's own index (jobs_fair): only the rows before this one are read.
 _AHEAD_OF = """
@@ -40,24 +43,24 @@ _FAILED_TO_RETRY_SOME = """
 
 class SqliteQueueView(SqliteAccess, QueueView):
     async def counts(self) -> QueueCounts:
-        def work(c: sqlite3.Connection) -> QueueCounts:
-            total, running = c.execute("SELECT count(*), count(claimed_by) FROM jobs").fetchone()
-            (failed,) = c.execute("SELECT count(*) FROM failed_jobs").fetchone()
-            return QueueCounts(waiting=total - running, running=running, failed=failed)
-
-        return await self._read(work)
+        total, running, failed = await self._read(lambda db: fetch_one(db, _COUNTS))
+        return QueueCounts(waiting=total - running, running=running, failed=failed)
 
     async def stats(self, now: float) -> QueueStats:
-        return await self._read(lambda c: stats_from_rows(now, c.execute(_STATS, (now,))))
+        rows = await self._read(lambda db: fetch_all(db, _STATS, (now,)))
+        return stats_from_rows(now, rows)
 
     async def ahead_of(self, job_id: int, now: float) -> int:
-        return await self._read(lambda c: int(c.execute(_AHEAD_OF, (job_id, now)).fetchone()[0]))
+        (ahead,) = await self._read(lambda db: fetch_one(db, _AHEAD_OF, (job_id, now)))
+        return int(ahead)
 
     async def list_jobs(self, limit: int = 100) -> list[Job]:
-        return await self._read(lambda c: [job_from_row(row) for row in c.execute(_LIST_JOBS, (limit,))])
+        rows = await self._read(lambda db: fetch_all(db, _LIST_JOBS, (limit,)))
+        return [job_from_row(row) for row in rows]
 
     async def list_failed(self, limit: int = 100) -> list[FailedJob]:
-        return await self._read(lambda c: [failed_from_row(row) for row in c.execute(_LIST_FAILED, (limit,))])
+        rows = await self._read(lambda db: fetch_all(db, _LIST_FAILED, (limit,)))
+        return [failed_from_row(row) for row in rows]
 
     async def retry_failed(self, failed_ids: Sequence[int] | None, now: float) -> list[int]:
         params: tuple[object, ...] = ()
@@ -66,15 +69,15 @@ class SqliteQueueView(SqliteAccess, QueueView):
         else:
             select, params = _FAILED_TO_RETRY_SOME, (dump_json([int(i) for i in failed_ids]),)
 
-        def work(c: sqlite3.Connection) -> list[int]:
+        async def work(db: Db) -> list[int]:
             new_ids = []
-            for failed_id, name, payload, max_attempts, key, owner in c.execute(select, params).fetchall():
-                c.execute("DELETE FROM failed_jobs WHERE id = ?", (failed_id,))
+            for failed_id, name, payload, max_attempts, key, owner in await fetch_all(db, select, params):
+                await db.execute("DELETE FROM failed_jobs WHERE id = ?", (failed_id,))
                 job = NewJob(name, {}, max_attempts, now, key, owner)
-                new_ids.append(insert_job(c, job, payload, now, fair=self._fair))
+                new_ids.append(await insert_job(db, Enqueue(job, payload, now, None, self._fair)))
             return new_ids
 
         return await self._write(work)
 
     async def purge_failed(self, failed_before: float | None = None, name: str | None = None) -> int:
-        return await self._write(lambda c: c.execute(_PURGE, (failed_before, name)).rowcount)
+        return await self._write(lambda db: changes(db, _PURGE, (failed_before, name)))

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sqlite3
-
+from adapters.sqlite.connection import Db, fetch_all, fetch_one
 from adapters.sqlite.port_base import SqliteAccess
 from ports.quota import UserQuota
 
@@ -15,15 +14,16 @@ _FORGET = "DELETE FROM user_links WHERE user_id = ? AND at < ?"
 
 class SqliteUserQuota(SqliteAccess, UserQuota):
     async def waiting_for_owner(self, owner_id: int) -> int:
-        count: int = await self._read(lambda c: c.execute(_COUNT_FOR_OWNER, (owner_id,)).fetchone()[0])
-        return count
+        (count,) = await self._read(lambda db: fetch_one(db, _COUNT_FOR_OWNER, (owner_id,)))
+        return int(count)
 
     async def links_since(self, user_id: int, since: float) -> list[float]:
-        return await self._read(lambda c: [row[0] for row in c.execute(_LINKS_SINCE, (user_id, since))])
+        rows = await self._read(lambda db: fetch_all(db, _LINKS_SINCE, (user_id, since)))
+        return [row[0] for row in rows]
 
     async def count_link(self, user_id: int, at: float, forget_before: float) -> None:
-        def work(c: sqlite3.Connection) -> None:
-            c.execute(_FORGET, (user_id, forget_before))
-            c.execute(_COUNT_LINK, (user_id, at))
+        async def work(db: Db) -> None:
+            await db.execute(_FORGET, (user_id, forget_before))
+            await db.execute(_COUNT_LINK, (user_id, at))
 
         await self._write(work)

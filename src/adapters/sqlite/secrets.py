@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sqlite3
-
+from adapters.sqlite.connection import Db, fetch_one
 from adapters.sqlite.port_base import SqliteAccess
 from ports.secrets import InstallSecrets
 
@@ -17,8 +16,9 @@ _STORED_VALUE = "SELECT value FROM install_secrets WHERE name = ?"
 
 class SqliteInstallSecrets(SqliteAccess, InstallSecrets):
     async def install_secret(self, name: str, candidate: bytes) -> bytes:
-        def work(c: sqlite3.Connection) -> bytes:
-            c.execute(_KEEP_FIRST_CANDIDATE, (name, candidate))
-            return bytes(c.execute(_STORED_VALUE, (name,)).fetchone()[0])
+        async def work(db: Db) -> bytes:
+            await db.execute(_KEEP_FIRST_CANDIDATE, (name, candidate))
+            (value,) = await fetch_one(db, _STORED_VALUE, (name,))
+            return bytes(value)
 
         return await self._write(work)

@@ -20,7 +20,7 @@ from adapters.sqlite.held_back import SqliteHeldBackJobs
 from adapters.sqlite.inbox import SqliteInbox
 from adapters.sqlite.jobs import SqliteJobQueue
 from adapters.sqlite.notices import ForeignCommits
-from adapters.sqlite.opening import open_checked
+from adapters.sqlite.opening import check_and_migrate
 from adapters.sqlite.pending import SqlitePending
 from adapters.sqlite.queue_view import SqliteQueueView
 from adapters.sqlite.quota import SqliteUserQuota
@@ -99,7 +99,7 @@ class SqliteStore(
         settings = FileSettings(path, level, busy_timeout_seconds, connection_class, check_seconds)
         connection = SqliteConnection(settings)
         try:
-            await connection.start(partial(open_checked, settings, migrations))
+            await connection.start(partial(check_and_migrate, settings, migrations))
         except StoreRefused:
             raise
         except (*DRIVER_ERRORS, OSError) as error:

@@ -4,14 +4,15 @@ a row is due, never whose it is."""
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Final
+
+from adapters.sqlite.connection import Db
 
 STORE_NOW: Final = "round((julianday('now') - 2440587.5) * 86400.0, 3)"
 """Epoch seconds, to the millisecond (SQLite's own resolution; unixepoch('subsec') needs 3.42)."""
 _READ = f"SELECT {STORE_NOW}"
 
 
-def store_now(connection: sqlite3.Connection) -> float:
-    now: float = connection.execute(_READ).fetchone()[0]
-    return now
+async def store_now(db: Db) -> float:
+    ((now,),) = await db.execute_fetchall(_READ)
+    return float(now)

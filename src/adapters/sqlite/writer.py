@@ -1,11 +1,12 @@
 """The single path to the SQLite connection, with group commit.
 
-Every operation of the store is a function run on the connection's thread. A writer task takes
-every operation waiting and runs them in one hop as one transaction, each inside its own
-SAVEPOINT: a failing operation rolls back alone and gets its own exception, the others commit
-together. So transactions never interleave across coroutines, and writes that arrive together
-share one commit (one fsync at synchronous=FULL) without weakening any guarantee: nobody hears
-"done" before the transaction holding their change is committed.
+Every operation of the store is a request of some kind (kinds.py). A writer task takes every
+operation waiting and runs them as one transaction (transaction.py): each kind once for all of
+its requests, and should anything fail, each operation alone in its own SAVEPOINT, so a failing
+operation rolls back alone and gets its own exception while the others commit together. So
+transactions never interleave across coroutines, and writes that arrive together share one
+commit (one fsync at synchronous=FULL) and a few calls on the connection without weakening any
+guarantee: nobody hears "done" before the transaction holding their change is committed.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from adapters.sqlite.connection import SqliteConnection, Work
-from adapters.sqlite.transaction import DRIVER_ERRORS, Batch, damaged, run_batch
+from adapters.sqlite.connection import SqliteConnection
+from adapters.sqlite.kinds import Kind
+from adapters.sqlite.transaction import DRIVER_ERRORS, Batch, Operation, damaged, run_batch
 from ports.errors import StoreDamaged, StoreError
 
 T = TypeVar("T")
@@ -28,7 +30,7 @@ log = logging.getLogger("vidrelay.sqlite")
 
 @dataclass(slots=True)
 class _Op(Generic[T]):
-    work: Work[T]
+    operation: Operation
     future: asyncio.Future[T]
     writes: bool
 
@@ -48,12 +50,12 @@ class GroupCommitWriter:
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="vidrelay-sqlite-writer")
 
-    async def submit(self, work: Work[T], *, writes: bool = True) -> T:
-        """Run `work` in the next batch; its result, or its exception (driver errors as StoreError)."""
+    async def submit(self, kind: Kind, request: object, *, writes: bool = True) -> Any:
+        """Run `request` in the next batch; its answer, or its exception (driver errors as StoreError)."""
         if self._closed:
             raise StoreError("the SQLite store is closed")
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._waiting.append(_Op(work, future, writes))
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting.append(_Op(Operation(kind, request), future, writes))
         self._signal.set()
         return await future
 
@@ -111,9 +113,9 @@ class GroupCommitWriter:
     async def _run_batch(self, ops: list[_Op[Any]]) -> None:
         if not ops:
             return
-        batch = Batch([op.work for op in ops], writes=any(op.writes for op in ops))
+        batch = Batch([op.operation for op in ops], writes=any(op.writes for op in ops))
         try:
-            outcomes = await self._connection.run(lambda c: run_batch(c, batch))
+            outcomes = await run_batch(await self._connection.db(), batch)
         except Exception as error:  # noqa: BLE001 - the connection itself failed: every caller hears it
             failure = _as_port_error(error, self._connection.settings.path)
             if not isinstance(failure, StoreError):
