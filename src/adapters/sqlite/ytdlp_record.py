@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sqlite3
-
-from adapters.sqlite.jobs import insert_job
+from adapters.sqlite.connection import Db, changes, fetch_all, fetch_one
+from adapters.sqlite.enqueues import Enqueue, insert_job
 from adapters.sqlite.port_base import SqliteAccess
 from ports.jobs import NewJob
 from ports.ytdlp_record import Rollback, Tally, YtDlpRecord
@@ -48,47 +47,53 @@ _REQUEUED = "UPDATE ytdlp_failed_links SET requeued = 1 WHERE extractor = ? AND 
 
 class SqliteYtDlpRecord(SqliteAccess, YtDlpRecord):
     async def record_success(self, extractor: str, version: str) -> None:
-        def work(c: sqlite3.Connection) -> None:
-            c.execute(_COUNT, (extractor, version, 1, 0))
-            c.execute(_END_ROW, (extractor, version))
+        async def work(db: Db) -> None:
+            await db.execute(_COUNT, (extractor, version, 1, 0))
+            await db.execute(_END_ROW, (extractor, version))
 
         await self._write(work)
 
     async def record_failure(self, extractor: str, version: str, url: str, now: float) -> int:
-        def work(c: sqlite3.Connection) -> int:
-            c.execute(_COUNT, (extractor, version, 0, 1))
-            c.execute(_ADD_LINK, (extractor, version, url, now))
-            return int(c.execute(_IN_A_ROW, (extractor, version)).fetchone()[0])
+        async def work(db: Db) -> int:
+            await db.execute(_COUNT, (extractor, version, 0, 1))
+            await db.execute(_ADD_LINK, (extractor, version, url, now))
+            return int((await fetch_one(db, _IN_A_ROW, (extractor, version)))[0])
 
-        return await self._write(work)
+        answer: int = await self._write(work)
+        return answer
 
     async def tally(self, extractor: str, version: str) -> Tally:
-        row = await self._read(lambda c: c.execute(_TALLY, (extractor, version)).fetchone())
+        row = await self._read(lambda db: fetch_one(db, _TALLY, (extractor, version)))
         return Tally(int(row[0]), int(row[1])) if row is not None else Tally()
 
     async def add_rollback(self, rollback: Rollback) -> bool:
         r = rollback
         values = (r.version, r.extractor, r.to_version, r.at)
-        added: int = await self._write(lambda c: c.execute(_ADD_ROLLBACK, values).rowcount)
+        added: int = await self._write(lambda db: changes(db, _ADD_ROLLBACK, values))
         return added == 1
 
     async def rollbacks(self) -> list[Rollback]:
-        rows = await self._read(lambda c: c.execute(_ROLLBACKS).fetchall())
+        rows = await self._read(lambda db: fetch_all(db, _ROLLBACKS))
         return [Rollback(str(v), str(e), str(t), float(at)) for v, e, t, at in rows]
 
     async def requeue_failed_links(self, rolled_back_since: float, now: float) -> list[int]:
-        def work(c: sqlite3.Connection) -> list[int]:
+        async def work(db: Db) -> list[int]:
             found: list[int] = []
-            for extractor, version, url, failed_at in c.execute(_OPEN_LINKS, (rolled_back_since,)).fetchall():
-                dead = c.execute(_DEAD_OF_LINK, (url, failed_at)).fetchall()
+            for extractor, version, url, failed_at in await fetch_all(db, _OPEN_LINKS, (rolled_back_since,)):
                 of_link = [
-                    insert_job(c, NewJob(name, {}, attempts, now, key, owner), payload, now, fair=self._fair)
-                    for name, payload, attempts, key, owner in dead
+                    await insert_job(
+                        db,
+                        Enqueue(NewJob(name, {}, attempts, now, key, owner), payload, now, None, self._fair),
+                    )
+                    for name, payload, attempts, key, owner in await fetch_all(
+                        db, _DEAD_OF_LINK, (url, failed_at)
+                    )
                 ]
-                of_link += [row[0] for row in c.execute(_DUE_NOW, (now, url)).fetchall()]
+                of_link += [row[0] for row in await fetch_all(db, _DUE_NOW, (now, url))]
                 if of_link:
-                    c.execute(_REQUEUED, (extractor, version, url))
+                    await db.execute(_REQUEUED, (extractor, version, url))
                 found += of_link
             return sorted(found)
 
-        return await self._write(work)
+        requeued: list[int] = await self._write(work)
+        return requeued
