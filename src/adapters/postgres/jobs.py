@@ -15,6 +15,8 @@ from typing import Final
 
 from adapters.postgres.claims import ClaimBatcher
 from adapters.postgres.database import PostgresAccess
+from adapters.postgres.enqueues import EnqueueBatcher
+from adapters.postgres.new_jobs import Values
 from adapters.postgres.notices import WorkNotifier
 from adapters.postgres.presence import PROBE_SECONDS, Presence
 from adapters.sql.job_rows import FAILED_JOB_COLUMNS, JOB_COLUMNS, failed_from_row, job_from_row
@@ -120,26 +122,33 @@ def error_text(text: str) -> str:
 
 class PostgresJobQueue(PostgresAccess, JobQueue):
     _claims: ClaimBatcher
+    _enqueues: EnqueueBatcher
     _notifier: WorkNotifier
     _presence: Presence
 
     async def enqueue(self, job: NewJob, now: float, guard: Guard | None = None) -> int | None:
         values = insert_values(job, dump_json(job.payload), now, fair=self._fair)
-        match guard:
-            case HandledUrlGuard(chat_id=chat, message_id=message, url=url):
-                job_id = await self._db.fetchval(_NEW_JOB_IF_UNHANDLED, *values, chat, message, url)
-            case SingletonGuard():
-                async with self._db.transaction() as connection:
-                    await connection.execute(
-                        "SELECT pg_advisory_xact_lock($1, hashtext($2))", SINGLETON_LOCKS, job.name
-                    )
-                    job_id = await connection.fetchval(_NEW_JOB_IF_NONE_NAMED, *values)
-            case None:
-                job_id = await self._db.fetchval(_NEW_JOB, *values)
+        if isinstance(guard, SingletonGuard):
+            async with self._db.transaction() as connection:
+                lock = "SELECT pg_advisory_xact_lock($1, hashtext($2))"
+                await connection.execute(lock, SINGLETON_LOCKS, job.name)
+                job_id = await connection.fetchval(_NEW_JOB_IF_NONE_NAMED, *values)
+        else:
+            job_id = await self._enqueues.enqueue(values, guard)
         if job_id is not None and job.quick:
             self._notifier.announce_quick()
         elif job_id is not None:
             self._notifier.announce()
+        return None if job_id is None else int(job_id)
+
+    async def _enqueue_alone(self, values: Values, guard: HandledUrlGuard | None) -> int | None:
+        """One enqueue's own statement (enqueues.py batches those submitted together)."""
+        if guard is None:
+            job_id = await self._db.fetchval(_NEW_JOB, *values)
+        else:
+            job_id = await self._db.fetchval(
+                _NEW_JOB_IF_UNHANDLED, *values, guard.chat_id, guard.message_id, guard.url
+            )
         return None if job_id is None else int(job_id)
 
     async def claim(

@@ -24,6 +24,7 @@ from adapters.postgres.connection import APPLICATION_NAME, KeptAliveConnection, 
 from adapters.postgres.database import Database
 from adapters.postgres.driver import check_driver
 from adapters.postgres.dsn import masked
+from adapters.postgres.enqueues import EnqueueBatcher
 from adapters.postgres.errors import as_store_errors
 from adapters.postgres.held_back import PostgresHeldBackJobs
 from adapters.postgres.inbox import PostgresInbox
@@ -83,6 +84,7 @@ class PostgresStore(
         self._node = node
         self._presence = presence
         self._claims = ClaimBatcher(claims_db, presence)
+        self._enqueues = EnqueueBatcher(db, self._enqueue_alone)
         self._notifier = WorkNotifier(
             db,
             listener.token,
@@ -160,6 +162,7 @@ class PostgresStore(
         self._closed = True
         await self._listener.close()
         await self._claims.close()
+        await self._enqueues.close()
         await self._notifier.close()
         await self._claims_db.close()
         await self._db.close()
