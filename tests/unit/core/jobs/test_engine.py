@@ -3,13 +3,17 @@ idle workers at once, defer themselves, enqueue others, keep what they saved."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from returns.result import Failure, Success
 
+from adapters.memory.store import MemoryStore
 from core.jobs.context import JobContext
+from core.jobs.engine import Engine
 from core.jobs.outcome import Deferred, JobFailure, JobOutcome
 from core.jobs.registry import DuplicateJobName, JobRegistry, JobType
-from ports.jobs import NewJob
+from ports.jobs import Job, NewJob
 from tests.support.clock import VirtualClock, settle
 from tests.support.engine_harness import DONE, Harness, recorder
 
@@ -141,3 +145,37 @@ async def test_concurrency_runs_jobs_side_by_side(harness: Harness, clock: Virtu
     await engine.start()
     await clock.run_until(lambda: len(started) == 6)
     assert [s - t0 for s in started] == [0, 0, 0, 10, 10, 10]
+
+
+class CountedQuickClaims(MemoryStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.quick_claims = 0
+
+    async def claim(self, *args: Any, quick_only: bool = False, **kwargs: Any) -> Job | None:
+        self.quick_claims += quick_only
+        return await super().claim(*args, quick_only=quick_only, **kwargs)
+
+
+async def test_the_quick_lane_looks_when_a_quick_row_arrives_not_at_every_finished_job(
+    clock: VirtualClock, stopped_at_the_end: list[Engine]
+) -> None:
+    store = CountedQuickClaims()
+    harness = Harness(clock, store)
+    runs: list[tuple[str, float]] = []
+    engine = harness.build(harness.job_type("record", recorder(clock, runs)), concurrency=2)
+    stopped_at_the_end.append(engine)
+    await engine.start()
+    await settle()
+    looked_at_start = store.quick_claims
+
+    for n in range(10):
+        await harness.enqueue("record", {"n": n})
+    await settle()
+    assert len(runs) == 10
+    assert store.quick_claims == looked_at_start  # ten jobs let go of their rows: no look
+
+    await engine.enqueue(engine.new_job("record", {"n": "quick"}, quick=True))
+    await settle()
+    assert runs[-1][0] == "quick"
+    assert store.quick_claims > looked_at_start
