@@ -93,8 +93,8 @@ _AT_ONCE: Final = {
 }
 """Per lane: ?1 the latest `now` of its claims, ?2 their number, ?3 FREE_UNPAUSED's paused keys,
 ?4 the earliest `now`, ?5 the holder, ?6 the lease's length, ?7 the latest `now` of the quick
-lane's claims beside them (NULL: none), which must find nothing: an idle quick lane's worker
-claims again whenever a job ends, so its claim is in most batches."""
+lane's claims beside them (NULL: none), which must find nothing: the quick lane's worker claims
+when a quick row is enqueued, so its claim may share a batch with the others'."""
 _TAKE: Final = f"""
     UPDATE jobs SET attempts = attempts + 1, claimed_by = ?, lease_until = ?, token = token + 1
     WHERE id IN (SELECT value FROM json_each(?))
