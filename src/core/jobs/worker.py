@@ -108,12 +108,12 @@ class Worker:
             # Due, yet nothing was claimable for us: a suspect waits for this process to drain,
             # or another process just took it. Wait for a job of ours to finish, briefly.
             delay = min(self._nothing_claimed.next(), self._max_idle)
-        if self._quick_only:
+        signals = [woken.wait(), self._stopping.wait()]
+        if not self._quick_only:
             # A job letting go of its row makes no quick row claimable for the quick lane (which
             # takes no suspect and waits for none): the other workers' claims see to that.
-            await first_of(woken.wait(), self._stopping.wait(), self._clock.sleep(delay))
-        else:
-            await first_of(woken.wait(), finished.wait(), self._stopping.wait(), self._clock.sleep(delay))
+            signals.append(finished.wait())
+        await first_of(*signals, self._clock.sleep(delay))
 
     async def _process_contained(self, job: Job) -> Job | None:
         try:
