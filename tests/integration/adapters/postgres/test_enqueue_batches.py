@@ -61,8 +61,9 @@ async def test_a_batch_whose_round_trip_is_lost_fails_every_caller_and_the_next_
         batch = asyncio.gather(
             *(store.enqueue(NewJob("noop", {"n": n}, 3), NOW) for n in range(5)), return_exceptions=True
         )
-        while not await killer.fetchval(_WAITS):  # noqa: ASYNC110 - the server's state
-            await asyncio.sleep(0.01)
+        async with asyncio.timeout(20):
+            while not await killer.fetchval(_WAITS):  # noqa: ASYNC110 - the server's state
+                await asyncio.sleep(0.01)
         await killer.execute(_CUT_THE_WAITER)
         await killer.execute("COMMIT")
 
