@@ -29,9 +29,16 @@ class Harness:
         self.engine: Engine | None = None
         self.dead: list[DeadJob] = []
 
-    def build(self, *types: JobType, concurrency: int = 1, breakers: CircuitBreakers | None = None) -> Engine:
+    def build(
+        self,
+        *types: JobType,
+        concurrency: int = 1,
+        breakers: CircuitBreakers | None = None,
+        claim_ahead: int = EngineConfig().claim_ahead,
+    ) -> Engine:
         config = EngineConfig(
             concurrency=concurrency,
+            claim_ahead=claim_ahead,
             max_attempts=3,
             retry=RetryPolicy(base_seconds=1.0, cap_seconds=300.0, jitter=0.25),
         )

@@ -57,6 +57,10 @@ class Claims:
             self._progress_at = now
         return job
 
+    def paused(self, job: Job) -> bool:
+        """Whether `job`'s key is paused now: a job claimed before its breaker opened must not run."""
+        return job.key in self._breakers.paused_keys(self._clock.now())
+
     async def stalled_for(self, now: float, bound: float) -> float | None:
         """How long claimable work has waited while this process claimed nothing, once that is
         longer than `bound`; None otherwise. Asked only while a worker is free (a busy pool is

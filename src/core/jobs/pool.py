@@ -95,6 +95,8 @@ class WorkerPool:
                 stopping=stopping,
                 max_idle_seconds=config.max_idle_seconds,
                 new_backoff=new_backoff,
+                claim_ahead=config.claim_ahead,
+                short_seconds=config.claim_ahead_below_seconds,
             )
             for n, quick in enumerate([False] * config.concurrency + [True] * config.quick_lane)
         ]

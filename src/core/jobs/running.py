@@ -76,6 +76,14 @@ class Attempts:
 
     async def process(self, job: Job) -> Job | None:
         """Run one claimed job; returns it when it succeeded and its row is still to be deleted."""
+        return await self._process(job, run=not self._stopping.is_set())
+
+    async def give_back(self, job: Job) -> None:
+        """Let a claimed job go unrun, its attempt given back (one claimed ahead, see ahead.py);
+        one that could not run anyway is settled as a run would have settled it."""
+        await self._process(job, run=False)
+
+    async def _process(self, job: Job, *, run: bool) -> Job | None:
         job_type = self._registry.get(job.name)
         state = JobState.before_claim(job, periodic=bool(job_type and job_type.interval_seconds))
         event: Event = (
@@ -85,7 +93,7 @@ class Attempts:
         if not isinstance(effect, Run) or job_type is None:
             await self._settler.apply(job, effect, job_type)
             return None
-        if self._stopping.is_set():
+        if not run:
             await self._settler.apply(job, self._step(state, Released(self._clock.now()))[1], job_type)
             return None
         return await self._attempt(job, job_type, state)

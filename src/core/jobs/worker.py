@@ -2,7 +2,8 @@
 
 A store or handler error is logged and backed off from (jittered, capped); the loop goes on. A
 job that succeeded hands its row back together with the next claim, so a store that groups its
-commits (SQLite) writes both in one transaction.
+commits (SQLite) writes both in one transaction. While its jobs are short, the worker claims
+several at once (ahead.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import logging
 from collections.abc import Callable
 
 from core import texts
+from core.jobs.ahead import ClaimAhead
 from core.jobs.backoff import Backoff
 from core.jobs.claims import Claims
 from core.jobs.fields import log_fields
@@ -44,10 +46,14 @@ class Worker:
         max_idle_seconds: float,
         new_backoff: Callable[[], Backoff],
         quick_only: bool = False,
+        claim_ahead: int = 1,
+        short_seconds: float = 0.0,
     ) -> None:
         """`wake`: work may be claimable (an enqueue, a closed breaker); `finished`: a job of this
         process let go of its row; `stopping`: the engine stops claiming; `quick_only`: the quick
-        lane's worker, which takes only quick rows and waits for an enqueue's wake between them."""
+        lane's worker, which takes only quick rows and waits for an enqueue's wake between them;
+        `claim_ahead`: how many jobs a claim ahead takes once jobs are shorter than
+        `short_seconds` (1: never; never on the quick lane)."""
         self._number = number
         self._claims = claims
         self._attempts = attempts
@@ -60,19 +66,36 @@ class Worker:
         self._quick_only = quick_only
         self._errors = new_backoff()
         self._nothing_claimed = new_backoff()
+        self._ahead = ClaimAhead(
+            claims=claims,
+            clock=clock,
+            give_back=attempts.give_back,
+            complete=lambda job: settler.apply(job, Complete(), None),
+            size=1 if quick_only else claim_ahead,
+            short_seconds=short_seconds,
+        )
 
     async def run(self) -> None:
+        try:
+            await self._loop()
+        except asyncio.CancelledError:
+            self._ahead.abandon()  # a stop past its grace: the process is going away
+            raise
+
+    async def _loop(self) -> None:
         done: Job | None = None  # succeeded: its row goes back with the next claim
         while not self._stopping.is_set():
             woken, finished = self._wake.waiter(), self._finished.waiter()
             try:
-                job = await self._complete_and_claim(done)
-                done = None
+                # Its deletion is written (or the store refused, and the engine stops) before
+                # `_next` raises for anything else: it is never written twice.
+                last, done = done, None
+                job = await self._next(last)
                 if job is None:
                     await self._idle(woken, finished)
                 else:
                     self._nothing_claimed.reset()
-                    done = await self._process_contained(job)
+                    done = await self._run(job)
                 self._errors.reset()
             except StoreRefused:
                 return  # the store is damaged: the engine stops (it said why, once)
@@ -83,6 +106,25 @@ class Worker:
                 await first_of(pause, woken.wait(), self._stopping.wait())
         if done is not None:
             await self._settler.apply(done, Complete(), None)
+        await self._ahead.finish()
+
+    async def _next(self, done: Job | None) -> Job | None:
+        if self._ahead.holding:
+            job = await self._ahead.next(done)
+            if job is not None:
+                return job
+            done = None  # its deletion is on its way
+        return await self._complete_and_claim(done)
+
+    async def _run(self, job: Job) -> Job | None:
+        started = self._clock.monotonic()
+        self._ahead.running(started)
+        try:
+            done = await self._process_contained(job)
+        finally:
+            self._ahead.running(None)
+        self._ahead.keep_up(self._clock.monotonic() - started)
+        return done
 
     async def _complete_and_claim(self, done: Job | None) -> Job | None:
         if done is None:

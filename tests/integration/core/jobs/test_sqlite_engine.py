@@ -33,7 +33,7 @@ class CountingStore(SqliteStore):
         return landed
 
 
-async def run_jobs(path: Path, concurrency: int) -> tuple[CountingStore, list[int]]:
+async def run_jobs(path: Path, concurrency: int, claim_ahead: int = 3) -> tuple[CountingStore, list[int]]:
     store = await CountingStore.open(path)
     store.done_at, store.all_done = [], asyncio.Event()
     order: list[int] = []
@@ -45,7 +45,8 @@ async def run_jobs(path: Path, concurrency: int) -> tuple[CountingStore, list[in
     for n in range(JOBS):
         await store.enqueue(NewJob("note", {"n": n}, 3), 0.0)
     registry = JobRegistry([JobType("note", note, timeout_seconds=30.0)])
-    engine = Engine(store, SystemClock(), registry, EngineConfig(concurrency), random.random, "test")
+    config = EngineConfig(concurrency, claim_ahead=claim_ahead)
+    engine = Engine(store, SystemClock(), registry, config, random.random, "test")
     await engine.start()
     try:
         await asyncio.wait_for(store.all_done.wait(), timeout=30)
@@ -55,11 +56,24 @@ async def run_jobs(path: Path, concurrency: int) -> tuple[CountingStore, list[in
 
 
 async def test_a_deletion_and_the_next_claim_share_one_commit(tmp_path: Path) -> None:
-    store, order = await run_jobs(tmp_path / "vidrelay.db", concurrency=1)
+    store, order = await run_jobs(tmp_path / "vidrelay.db", concurrency=1, claim_ahead=1)
     try:
         assert order == list(range(JOBS))
         steps = [later - earlier for earlier, later in zip(store.done_at, store.done_at[1:], strict=False)]
         assert steps == [1] * (JOBS - 1)  # claim+run+delete costs one transaction per job, not two
+        assert await store.list_jobs() == []
+    finally:
+        await store.close()
+
+
+async def test_a_worker_of_short_jobs_claims_ahead_so_a_commit_carries_several(tmp_path: Path) -> None:
+    store, order = await run_jobs(tmp_path / "vidrelay.db", concurrency=1)
+    try:
+        assert order == list(range(JOBS))  # one worker still takes them in the queue's order
+        spent = store.done_at[-1] - store.done_at[0]
+        # Three short jobs one at a time, then several per commit; one at a time all the way
+        # takes a commit per job (the test above): 29.
+        assert spent <= 3 + JOBS // 2
         assert await store.list_jobs() == []
     finally:
         await store.close()

@@ -46,9 +46,13 @@ class Rig:
         assert None not in ids
         return [i for i in ids if i is not None]
 
-    def start(self, *, concurrency: int = 3, grace: float = 30.0) -> subprocess.Popen[bytes]:
+    def start(
+        self, *, concurrency: int = 3, grace: float = 30.0, short_seconds: float | None = None
+    ) -> subprocess.Popen[bytes]:
         argv = [sys.executable, str(WORKER), "--db", str(self.db), "--markers", str(self.markers)]
         argv += ["--concurrency", str(concurrency), "--grace", str(grace)]
+        if short_seconds is not None:
+            argv += ["--short-seconds", str(short_seconds)]
         with self.log.open("ab") as log:
             process = subprocess.Popen(argv, stdout=log, stderr=log)
         self.processes.append(process)
@@ -263,3 +267,34 @@ async def test_a_sigkill_with_three_jobs_in_flight_charges_none_of_them(rig: Rig
         assert (again["attempt"], again["beside"]) == ("1", "")  # refunded, then run alone
     assert rig.rows("SELECT count(*) FROM failed_jobs") == [(0,)]
     assert await rig.stop(second) == 0
+
+
+async def test_jobs_claimed_ahead_beside_a_poison_are_not_charged_for_its_crash(rig: Rig) -> None:
+    """One worker of short jobs claims ahead: after three short ones it holds the poison and the
+    two jobs after it, and dies holding the three. None is charged for that death (none can be
+    blamed alone); the two it never ran run once each, and the poison is charged only for the
+    deaths it died alone. (`short_seconds` is long here so the jobs held ahead stay held while
+    the poison waits for the short jobs' deletions to land.)"""
+    short = [("quick", f"s{n}") for n in range(3)]
+    *_, poison, _, _ = await rig.seed(*short, ("poison_late", "p"), ("quick", "q1"), ("quick", "q2"))
+    first = rig.start(concurrency=1, short_seconds=30.0)
+    assert await rig.exited(first, "the first boot to be killed by the poison") == -signal.SIGKILL
+    assert rig.rows("SELECT json_extract(payload, '$.name'), attempts, claimed_by IS NOT NULL FROM jobs") == [
+        ("p", 1, 1),
+        ("q1", 1, 1),  # claimed ahead, never run
+        ("q2", 1, 1),
+    ]
+
+    for boot in (2, 3, 4):
+        process = rig.start(concurrency=1)
+        assert await rig.exited(process, f"boot {boot} to be killed by the poison") == -signal.SIGKILL
+    survivor = rig.start(concurrency=1)
+    await rig.eventually(lambda: rig.done("q1") and rig.done("q2"), "the jobs after it to complete")
+    await rig.eventually(lambda: rig.queued() == 0, "the queue to empty")
+
+    assert [run["attempt"] for run in rig.run_lines("p")] == ["1", "1", "2", "3"]  # the first death refunded
+    assert [(run["attempt"], run["beside"]) for run in rig.run_lines("q1")] == [("1", "")]
+    assert [(run["attempt"], run["beside"]) for run in rig.run_lines("q2")] == [("1", "")]
+    assert [rig.runs(name) for _, name in short] == [1, 1, 1]
+    assert rig.rows("SELECT job_id, attempts FROM failed_jobs") == [(poison, 3)]
+    assert await rig.stop(survivor) == 0

@@ -1,11 +1,14 @@
 """A real worker process for the crash tests: the job engine over the SQLite store on one file.
 
-Run as `python worker.py --db FILE --markers DIR [--concurrency N] [--grace SECONDS]`.
+Run as `python worker.py --db FILE --markers DIR [--concurrency N] [--grace SECONDS]
+[--short-seconds SECONDS]` (the last: EngineConfig.claim_ahead_below_seconds).
 Job types, all keyed by `payload["name"]`, leave files in DIR so the test can see what ran:
 - `blocking`: appends a line to NAME.runs, waits for NAME.go to appear, writes NAME.done;
 - `poison`:   appends a line to NAME.runs, then SIGKILLs its own process (an OOM kill, say);
 - `poison_on_go`: appends a line to NAME.runs, waits for NAME.go, then SIGKILLs its process;
-- `quick`:    appends a line to NAME.runs and writes NAME.done.
+- `quick`:    appends a line to NAME.runs and writes NAME.done;
+- `poison_late`: appends a line to NAME.runs, waits until every job queued before it is gone
+  from the file (the one before it completed), then SIGKILLs its process.
 Each line of NAME.runs says which other jobs were running in the process when it started
 (`beside=`); a job that dies is dead-lettered with NAME.dead written (the user told 💥).
 Boot writes boot-PID (how many jobs gave up at this boot); SIGTERM or SIGINT writes stopping-PID,
@@ -20,6 +23,7 @@ import logging
 import os
 import random
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -60,7 +64,15 @@ class Markers:
             await asyncio.sleep(POLL_SECONDS)
 
 
-def registry(markers: Markers) -> JobRegistry:
+def earlier_rows(db: Path, job_id: int) -> int:
+    connection = sqlite3.connect(db, timeout=10)
+    try:
+        return int(connection.execute("SELECT count(*) FROM jobs WHERE id < ?", (job_id,)).fetchone()[0])
+    finally:
+        connection.close()
+
+
+def registry(markers: Markers, db: Path) -> JobRegistry:
     async def blocking(context: JobContext) -> JobOutcome:
         name = markers.ran(context)
         await markers.wait_for_go(name)
@@ -77,6 +89,13 @@ def registry(markers: Markers) -> JobRegistry:
         os.kill(os.getpid(), signal.SIGKILL)
         raise AssertionError("unreachable: the process is gone")
 
+    async def poison_late(context: JobContext) -> JobOutcome:
+        markers.ran(context)
+        while earlier_rows(db, context.job.id):  # noqa: ASYNC110 - another connection's commit
+            await asyncio.sleep(POLL_SECONDS)
+        os.kill(os.getpid(), signal.SIGKILL)
+        raise AssertionError("unreachable: the process is gone")
+
     async def told(dead: DeadJob) -> None:
         (markers.folder / f"{dead.job.payload['name']}.dead").write_text(dead.reason)
 
@@ -90,6 +109,7 @@ def registry(markers: Markers) -> JobRegistry:
             JobType("poison", poison, timeout_seconds=120.0, on_dead=told),
             JobType("poison_on_go", poison_on_go, timeout_seconds=120.0, on_dead=told),
             JobType("quick", quick, timeout_seconds=120.0),
+            JobType("poison_late", poison_late, timeout_seconds=120.0, on_dead=told),
         ]
     )
 
@@ -102,10 +122,16 @@ async def main(arguments: argparse.Namespace) -> int:
         max_attempts=3,
         retry=RetryPolicy(base_seconds=0.05),
         max_idle_seconds=0.2,
+        claim_ahead_below_seconds=arguments.short_seconds,
         error_backoff=RetryPolicy(base_seconds=0.05, cap_seconds=0.2),
     )
     engine = Engine(
-        store, SystemClock(), registry(markers), config, random.random, worker_id=f"crash-test-{os.getpid()}"
+        store,
+        SystemClock(),
+        registry(markers, Path(arguments.db)),
+        config,
+        random.random,
+        worker_id=f"crash-test-{os.getpid()}",
     )
     stop = asyncio.Event()
 
@@ -130,6 +156,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--markers", required=True)
     parser.add_argument("--concurrency", type=int, default=3)
     parser.add_argument("--grace", type=float, default=30.0)
+    parser.add_argument("--short-seconds", type=float, default=EngineConfig().claim_ahead_below_seconds)
     return parser.parse_args(argv)
 
 
