@@ -7,9 +7,10 @@ import asyncio
 
 from adapters.memory.store import MemoryStore
 from core.jobs.context import JobContext
+from core.jobs.engine import Engine
 from core.jobs.outcome import JobOutcome
 from tests.support.clock import VirtualClock, settle
-from tests.support.engine_harness import DONE, Harness
+from tests.support.engine_harness import DONE, Handler, Harness
 
 
 def held_rows(store: MemoryStore) -> list[str]:
@@ -19,6 +20,16 @@ def held_rows(store: MemoryStore) -> list[str]:
 async def free_rows(store: MemoryStore) -> dict[str, int]:
     """The rows any claim may take, with the attempts charged to them."""
     return {str(j.payload["n"]): j.attempts for j in await store.list_jobs() if j.claimed_by is None}
+
+
+async def start_after_three_short_jobs(harness: Harness, run: Handler, then: str) -> Engine:
+    """One worker, its queue: three short jobs, then `then`, then "a" and "b"; started."""
+    engine = harness.build(harness.job_type("record", run))
+    for n in ("s1", "s2", "s3", then, "a", "b"):
+        await harness.enqueue("record", {"n": n})
+    await engine.start()
+    await settle()
+    return engine
 
 
 async def test_a_worker_of_short_jobs_holds_the_next_ones_while_it_runs_one(
@@ -53,11 +64,7 @@ async def test_jobs_claimed_ahead_go_back_unrun_once_the_running_job_takes_long(
             await clock.sleep(60)
         return DONE
 
-    engine = harness.build(harness.job_type("record", record))
-    for n in ("s1", "s2", "s3", "long", "a", "b"):
-        await harness.enqueue("record", {"n": n})
-    await engine.start()
-    await settle()
+    await start_after_three_short_jobs(harness, record, "long")
     assert [n for n, _ in runs] == ["s1", "s2", "s3", "long"]
     assert held_rows(harness.store) == ["a", "b", "long"]  # claimed ahead after three short jobs
 
@@ -81,11 +88,7 @@ async def test_a_stop_gives_back_the_jobs_claimed_ahead(harness: Harness, clock:
             await go.wait()  # no time passes: the jobs held ahead stay held until the stop
         return DONE
 
-    engine = harness.build(harness.job_type("record", record))
-    for n in ("s1", "s2", "s3", "waits", "a", "b"):
-        await harness.enqueue("record", {"n": n})
-    await engine.start()
-    await settle()
+    engine = await start_after_three_short_jobs(harness, record, "waits")
     assert held_rows(harness.store) == ["a", "b", "waits"]
 
     stopping = asyncio.ensure_future(engine.stop(grace_seconds=30))

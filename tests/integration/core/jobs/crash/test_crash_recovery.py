@@ -108,6 +108,14 @@ class Rig:
         await self.eventually(lambda: process.poll() is not None, what)
         return process.wait()
 
+    async def outlive_the_poison(self, *, concurrency: int) -> subprocess.Popen[bytes]:
+        """Boots 2, 3 and 4 die of the poison, now a suspect run alone; the fifth boot, returned,
+        finds it spent."""
+        for boot in (2, 3, 4):
+            process = self.start(concurrency=concurrency)
+            assert await self.exited(process, f"boot {boot} to be killed by the poison") == -signal.SIGKILL
+        return self.start(concurrency=concurrency)
+
     async def stop(self, process: subprocess.Popen[bytes]) -> int:
         process.send_signal(signal.SIGTERM)
         return await self.exited(process, "the worker to stop on SIGTERM")
@@ -224,10 +232,7 @@ async def test_a_poison_job_claimed_beside_two_good_ones_is_dead_lettered_and_sp
     rig.go("g1")
     rig.go("g2")
 
-    for boot in (2, 3, 4):
-        process = rig.start(concurrency=3)
-        assert await rig.exited(process, f"boot {boot} to be killed by the poison") == -signal.SIGKILL
-    survivor = rig.start(concurrency=3)
+    survivor = await rig.outlive_the_poison(concurrency=3)
     await rig.eventually(lambda: rig.done("g1") and rig.done("g2"), "the good jobs to complete")
     await rig.eventually(lambda: rig.queued() == 0, "the queue to empty")
 
@@ -285,10 +290,7 @@ async def test_jobs_claimed_ahead_beside_a_poison_are_not_charged_for_its_crash(
         ("q2", 1, 1),
     ]
 
-    for boot in (2, 3, 4):
-        process = rig.start(concurrency=1)
-        assert await rig.exited(process, f"boot {boot} to be killed by the poison") == -signal.SIGKILL
-    survivor = rig.start(concurrency=1)
+    survivor = await rig.outlive_the_poison(concurrency=1)
     await rig.eventually(lambda: rig.done("q1") and rig.done("q2"), "the jobs after it to complete")
     await rig.eventually(lambda: rig.queued() == 0, "the queue to empty")
 
