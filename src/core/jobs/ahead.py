@@ -61,7 +61,8 @@ class ClaimAhead:
         self.short_seconds = short_seconds
         self._ready: deque[Job] = deque()
         self._claiming: asyncio.Future[list[Job]] | None = None
-        self._completing = UnderWay()
+        self._writes = UnderWay()
+        """The deletions of jobs run from here, and a giving back the watch started."""
         self._short_streak = 0
         self._running_since: float | None = None
         self._watch: asyncio.Future[None] | None = None
@@ -89,13 +90,19 @@ class ClaimAhead:
 
     async def _watch_the_running_job(self) -> None:
         """While jobs are held ahead: give them back once the running job took long. One timer
-        for as long as that lasts, not one per job."""
+        for as long as that lasts, not one per job. The giving back is a write under way of its
+        own, so that stopping the watch never cuts it off."""
+        while self.holding:
+            await self._clock.sleep(self.short_seconds)
+            since = self._running_since
+            if since is not None and self._clock.monotonic() - since >= self.short_seconds:
+                self._short_streak = 0  # no claim ahead until jobs are short again
+                self._writes.start(self._give_back_in_time())
+                return
+
+    async def _give_back_in_time(self) -> None:
         try:
-            while self.holding:
-                await self._clock.sleep(self.short_seconds)
-                since = self._running_since
-                if since is not None and self._clock.monotonic() - since >= self.short_seconds:
-                    await self.give_back()
+            await self.give_back()
         except Exception:
             log.exception("giving back the jobs claimed ahead failed: they go back at the worker's end")
 
@@ -111,7 +118,7 @@ class ClaimAhead:
         they were none after all. `done`, the worker's last job (it succeeded), has its row
         deleted meanwhile: the worker runs the next job while that commits."""
         if done is not None:
-            self._completing.start(self._complete(done))
+            self._writes.start(self._complete(done))
         await self._arrived()
         while self._ready:
             job = self._ready.popleft()
@@ -127,9 +134,11 @@ class ClaimAhead:
         try:
             jobs = await claiming
         finally:
-            # The worker and the watch may both wait for the same claims: the first lands them.
+            # The worker and a giving back may both wait for the same claims: the first to
+            # resume lands them (and may start the next claims, which the other must not drop).
             landed = self._claiming is not claiming
-            self._claiming = None
+            if not landed:
+                self._claiming = None
         if not landed:
             self._ready.extend(jobs)
             # The next ones at once: their claims share the commit of the deletions of the jobs
@@ -152,10 +161,10 @@ class ClaimAhead:
                 task.cancel()
 
     async def finish(self) -> None:
-        """At the worker's end: the jobs held ahead go back, the completions under way land."""
+        """At the worker's end: the jobs held ahead go back, the writes under way land."""
         if self._watch is not None:
             self._watch.cancel()
         try:
             await self.give_back()
         finally:
-            await self._completing.finish()
+            await self._writes.finish()

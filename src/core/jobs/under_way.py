@@ -10,9 +10,9 @@ from core.jobs.tasks import settle
 
 
 class UnderWay:
-    """Writes a worker goes on without waiting for (a job's deletion while the next one runs):
-    kept referenced so none is garbage-collected mid-flight, and waited for at the worker's end
-    so none is cut off by the stop that follows."""
+    """Writes a worker goes on without waiting for (a job's deletion while the next one runs, the
+    giving back of jobs it held ahead): kept referenced so none is garbage-collected mid-flight,
+    and waited for at the worker's end so none is cut off by the stop that follows."""
 
     def __init__(self) -> None:
         self._tasks: set[asyncio.Future[Any]] = set()
