@@ -15,11 +15,11 @@ class EngineConfig:
     they never wait behind downloads however busy the `concurrency` workers are."""
     claim_ahead: int = 6
     """While its jobs are short, a worker claims this many at once (core.jobs.ahead); 1: never.
-    Six carries 4,100-4,300 no-op jobs/s on SQLite on 2 cores where three carries 3,500-3,900
-    and one 2,100-2,600 (bench/queue_throughput.py)."""
+    On 2 cores, bench/queue_throughput.py's no-op jobs on SQLite: 3,900-4,800 jobs/s with six,
+    3,500-3,900 with three, 2,100-2,750 one at a time."""
     claim_ahead_below_seconds: float = 0.1
-    """A job shorter than this is short; the jobs claimed ahead wait no longer than this for a
-    worker before they go back to the queue."""
+    """A job shorter than this is short; jobs claimed ahead go back to the queue once the job
+    running beside them took this long (found within twice this)."""
     max_attempts: int = 3
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     lease_seconds: float = 30.0
