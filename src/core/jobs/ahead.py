@@ -58,7 +58,7 @@ class ClaimAhead:
         self._give_back = give_back
         self._complete = complete
         self._size = size
-        self.short_seconds = short_seconds
+        self._short_seconds = short_seconds
         self._ready: deque[Job] = deque()
         self._claiming: asyncio.Future[list[Job]] | None = None
         self._writes = UnderWay()
@@ -75,7 +75,7 @@ class ClaimAhead:
     def keep_up(self, took: float) -> None:
         """After a job that took `took` seconds: claim the next ones once the last few jobs
         were all short (one short job, a periodic sweep say, says little about the next)."""
-        self._short_streak = self._short_streak + 1 if took < self.short_seconds else 0
+        self._short_streak = self._short_streak + 1 if took < self._short_seconds else 0
         self._claim_ahead()
 
     def _claim_ahead(self) -> None:
@@ -93,9 +93,9 @@ class ClaimAhead:
         for as long as that lasts, not one per job. The giving back is a write under way of its
         own, so that stopping the watch never cuts it off."""
         while self.holding:
-            await self._clock.sleep(self.short_seconds)
+            await self._clock.sleep(self._short_seconds)
             since = self._running_since
-            if since is not None and self._clock.monotonic() - since >= self.short_seconds:
+            if since is not None and self._clock.monotonic() - since >= self._short_seconds:
                 self._short_streak = 0  # no claim ahead until jobs are short again
                 self._writes.start(self._give_back_in_time())
                 return
